@@ -1,0 +1,320 @@
+"""Build stage: resolved catalog data -> ``ir.Catalog``. The only place that invents Python names.
+
+Naming decisions (all through ``naming.py``; collisions get ``_2`` and a warning XRG301):
+- group classes: ``pascal(group id)``, unique in the package;
+- message methods: ``snake(last id segment)``, unique in the group; the package-wide
+  dispatcher's ``on_<name>`` uses the same stem, made unique across the package;
+- placeholders: ``snake(name)``, unique per message and never ``self``/``data``/``id``/``time``;
+- payload models: the schema's title or Avro name, else ``<LastSegment>Data``; identical
+  schemas share one model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from typing import Any
+
+from . import ir
+from .diagnostics import Diagnostics
+from .naming import Scope, last_segment, pascal, snake
+from .resolve import Resolved, ResolvedMessage, ResolvedSchema
+
+CE_CONTEXT = frozenset(
+    {"specversion", "id", "source", "type", "datacontenttype", "dataschema", "subject", "time"}
+)
+_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
+_METHOD_RESERVED = frozenset({"self", "data", "id", "time", "cls"})
+_JSON_CT = re.compile(r"^[^/;\s]+/([^;\s]*\+)?json\s*(;.*)?$", re.IGNORECASE)
+
+_PROTOCOL_ALIASES = {
+    "kafka": "KAFKA",
+    "amqp/1.0": "AMQP/1.0",
+    "amqp": "AMQP/1.0",
+    "mqtt/5.0": "MQTT/5.0",
+    "mqtt/5": "MQTT/5.0",
+    "mqtt/3.1.1": "MQTT/3.1.1",
+    "mqtt": "MQTT/5.0",
+    "nats": "NATS",
+    "http": "HTTP",
+    "http/1.1": "HTTP",
+    "http/2": "HTTP",
+    "http/3": "HTTP",
+    "pulsar": "PULSAR",
+    "rocketmq": "ROCKETMQ",
+}
+
+#: per protocol: catalog option name -> path into the runtime *Binding dataclass
+_SCALAR_OPTIONS: dict[str, dict[str, tuple[str, ...]]] = {
+    "KAFKA": {"topic": ("topic",), "key": ("key",), "partition": ("partition",)},
+    "MQTT/5.0": {
+        "topic_name": ("topic",),
+        "qos": ("qos",),
+        "retain": ("retain",),
+        "content_type": ("content_type",),
+        "response_topic": ("response_topic",),
+        "message_expiry_interval": ("message_expiry_interval",),
+        "payload_format": ("payload_format_indicator",),
+    },
+    "NATS": {"subject": ("subject",), "reply-to": ("reply",), "reply_to": ("reply",)},
+    "HTTP": {"method": ("method",), "path": ("path",), "status": ("status",)},
+    "AMQP/1.0": {"node": ("address",), "address": ("address",)},
+    "PULSAR": {"topic": ("topic",), "partition_key": ("partition_key",)},
+    "ROCKETMQ": {"topic": ("topic",), "tag": ("tag",)},
+}
+_SCALAR_OPTIONS["MQTT/3.1.1"] = {
+    k: v for k, v in _SCALAR_OPTIONS["MQTT/5.0"].items() if k in ("topic_name", "qos", "retain")
+}
+#: per protocol: catalog option name -> binding field holding a map or list of name/value pairs
+_MAP_OPTIONS: dict[str, dict[str, str]] = {
+    "KAFKA": {"headers": "headers"},
+    "MQTT/5.0": {"user_properties": "user_properties"},
+    "NATS": {"headers": "headers"},
+    "HTTP": {"headers": "headers", "query": "query"},
+    "AMQP/1.0": {
+        "properties": "properties",
+        "application-properties": "application_properties",
+        "application_properties": "application_properties",
+        "message-annotations": "message_annotations",
+        "message_annotations": "message_annotations",
+        "header": "header",
+        "footer": "footer",
+    },
+    "PULSAR": {"properties": "properties"},
+    "ROCKETMQ": {"properties": "properties"},
+}
+
+
+def normalize_protocol(value: Any) -> str | None:
+    if not isinstance(value, str):
+        return None
+    return _PROTOCOL_ALIASES.get(value.strip().lower(), value.strip().upper())
+
+
+def placeholders_of(text: str) -> tuple[str, ...]:
+    seen: list[str] = []
+    for name in _PLACEHOLDER.findall(text):
+        if name not in seen:
+            seen.append(name)
+    return tuple(seen)
+
+
+def is_json_content_type(ct: str | None) -> bool:
+    return ct is None or bool(_JSON_CT.match(ct.strip()))
+
+
+def schema_key(schema: ResolvedSchema) -> str:
+    canon = json.dumps(schema.schema, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return schema.family + ":" + hashlib.sha256(canon.encode()).hexdigest()[:24]
+
+
+class _Builder:
+    def __init__(self, diags: Diagnostics) -> None:
+        self.d = diags
+        self.payloads: dict[str, ir.Payload] = {}
+        self.model_names = Scope(frozenset({"BaseModel", "Field", "RootModel", "Any"}))
+        self.package_methods = Scope(frozenset({"on", "dispatch", "dispatch_async", "dispatch_event"}))
+
+    def warn_collision(self, loc: str, what: str, name: str, unique: str) -> None:
+        file, _, ptr = loc.partition("#")
+        self.d.warning("XRG301", file, ptr, f"{what} name {name!r} is taken; using {unique!r}")
+
+    # -- payloads --------------------------------------------------------------------------
+    def payload(self, rm: ResolvedMessage) -> ir.Payload | None:
+        sch = rm.schema
+        if sch is None:
+            return None
+        file, _, ptr = rm.location.partition("#")
+        if sch.family not in ("json", "avro"):
+            self.d.warning("XRG220", file, ptr, f"payload schema format {sch.format or sch.family!r} is not modeled; data stays bytes")
+            return None
+        ct = _declared_content_type(rm.data)
+        if not is_json_content_type(ct):
+            self.d.warning("XRG221", file, ptr, f"datacontenttype {ct!r} is not JSON; the payload stays bytes (models serialize as JSON)")
+            return None
+        key = schema_key(sch)
+        if key in self.payloads:
+            return self.payloads[key]
+        name = _schema_name(sch) or last_segment(rm.id) + "Data"
+        model_name, collided = self.model_names.claim(pascal(name))
+        if collided:
+            self.warn_collision(sch.location, "model", pascal(name), model_name)
+        p = ir.Payload(key, sch.family, sch.schema, model_name, sch.location, sch.format)
+        self.payloads[key] = p
+        return p
+
+    # -- attributes and options -------------------------------------------------------------
+    def attributes(self, rm: ResolvedMessage) -> tuple[ir.Attribute, ...]:
+        meta = rm.data.get("envelopemetadata")
+        if not isinstance(meta, dict):
+            return ()
+        out: list[ir.Attribute] = []
+        for name, spec in meta.items():
+            spec = spec if isinstance(spec, dict) else {}
+            kind = str(spec.get("type") or "string").lower()
+            value = spec.get("value")
+            if isinstance(value, (dict, list, float)):
+                value = json.dumps(value) if not isinstance(value, float) else value
+            if isinstance(value, float):
+                value = int(value) if value.is_integer() else str(value)
+            if name == "time" and value == "0000-01-01T00:00:00Z":
+                value = None  # "now"
+            if isinstance(value, str) and kind in ("string", "uri", "urireference") and "{" in value:
+                kind = "uritemplate"
+            holders = placeholders_of(value) if kind == "uritemplate" and isinstance(value, str) else ()
+            out.append(
+                ir.Attribute(
+                    name=name,
+                    kind=kind,
+                    required=bool(spec.get("required", False)),
+                    value=value,
+                    description=spec.get("description") if isinstance(spec.get("description"), str) else None,
+                    placeholders=holders,
+                    extension=name not in CE_CONTEXT,
+                )
+            )
+        return tuple(out)
+
+    def options(self, protocol: str | None, opts: Any) -> tuple[ir.ProtocolOption, ...]:
+        if protocol is None or not isinstance(opts, dict):
+            return ()
+        scalars = _SCALAR_OPTIONS.get(protocol, {})
+        maps = _MAP_OPTIONS.get(protocol, {})
+        out: list[ir.ProtocolOption] = []
+        for key, value in opts.items():
+            if key in scalars and isinstance(value, (str, int, bool)):
+                out.append(_option(scalars[key], value))
+            elif key in maps:
+                field = maps[key]
+                for name, v in _pairs(value):
+                    if isinstance(v, (str, int, bool)):
+                        out.append(_option((field, name), v))
+        return tuple(out)
+
+
+def _option(path: tuple[str, ...], value: str | int | bool) -> ir.ProtocolOption:
+    holders = placeholders_of(value) if isinstance(value, str) else ()
+    return ir.ProtocolOption(path, value, bool(holders), holders)
+
+
+def _pairs(value: Any) -> list[tuple[str, Any]]:
+    if isinstance(value, dict):
+        return [(str(k), v) for k, v in value.items()]
+    if isinstance(value, list):
+        out = []
+        for item in value:
+            if isinstance(item, dict) and "name" in item:
+                out.append((str(item["name"]), item.get("value")))
+            elif isinstance(item, dict) and len(item) == 1:
+                (k, v), = item.items()
+                out.append((str(k), v))
+        return out
+    return []
+
+
+def _declared_content_type(data: dict[str, Any]) -> str | None:
+    meta = data.get("envelopemetadata")
+    if isinstance(meta, dict) and isinstance(meta.get("datacontenttype"), dict):
+        v = meta["datacontenttype"].get("value")
+        if isinstance(v, str):
+            return v
+    ct = data.get("datacontenttype")
+    return ct if isinstance(ct, str) else None
+
+
+def _schema_name(sch: ResolvedSchema) -> str | None:
+    s = sch.schema
+    if not isinstance(s, dict):
+        return None
+    for key in ("title", "name") if sch.family == "json" else ("name",):
+        v = s.get(key)
+        if isinstance(v, str) and v.strip():
+            return v.rsplit(".", 1)[-1]
+    return None
+
+
+def build(resolved: Resolved, diags: Diagnostics) -> ir.Catalog:
+    b = _Builder(diags)
+    groups: list[ir.MessageGroup] = []
+    group_names = Scope(frozenset({"Dispatcher", "Producer", "Event", "DecodeError", "MessageInfo"}))
+    for rg in resolved.groups:
+        gname, collided = group_names.claim(pascal(rg.id))
+        if collided:
+            b.warn_collision(f"{rg.file}#{rg.pointer}", "group", pascal(rg.id), gname)
+        methods = Scope(frozenset({"dispatch", "dispatch_async", "dispatch_event", "on"}))
+        messages: list[ir.Message] = []
+        for rm in rg.messages:
+            stem = snake(last_segment(rm.id))
+            py_name, collided = methods.claim(stem)
+            if collided:
+                b.warn_collision(rm.location, "method", stem, py_name)
+            pkg_name, _ = b.package_methods.claim(stem)
+            messages.append(_message(b, rm, py_name, pkg_name))
+        common = _common_placeholders(messages)
+        groups.append(
+            ir.MessageGroup(
+                id=rg.id,
+                py_name=gname,
+                description=rg.data.get("description") if isinstance(rg.data.get("description"), str) else None,
+                envelope=rg.data.get("envelope") if isinstance(rg.data.get("envelope"), str) else None,
+                messages=tuple(messages),
+                common_placeholders=common,
+                location=f"{rg.file}#{rg.pointer}",
+            )
+        )
+    return ir.Catalog(tuple(groups), tuple(b.payloads.values()), tuple(resolved.sources))
+
+
+def _message(b: _Builder, rm: ResolvedMessage, py_name: str, pkg_name: str) -> ir.Message:
+    data = rm.data
+    attrs = b.attributes(rm)
+    protocol = normalize_protocol(data.get("protocol"))
+    options = b.options(protocol, data.get("protocoloptions"))
+    scope = Scope(_METHOD_RESERVED)
+    names: list[str] = []
+    for holder_list in [a.placeholders for a in attrs] + [o.placeholders for o in options]:
+        for h in holder_list:
+            if h not in names:
+                names.append(h)
+    placeholders = []
+    for h in names:
+        py, collided = scope.claim(snake(h))
+        if collided:
+            b.warn_collision(rm.location, "placeholder", snake(h), py)
+        placeholders.append(ir.Placeholder(h, py))
+    free_ext = []
+    for a in attrs:
+        if a.extension and a.value is None:
+            py, collided = scope.claim(snake(a.name))
+            if collided:
+                b.warn_collision(rm.location, "attribute", snake(a.name), py)
+            free_ext.append(ir.Attribute(a.name, a.kind, a.required, None, a.description, (), True, py))
+        else:
+            free_ext.append(a)
+    ct = _declared_content_type(data)
+    return ir.Message(
+        id=rm.id,
+        group_id=rm.group_id,
+        py_name=py_name,
+        package_py_name=pkg_name,
+        description=data.get("description") if isinstance(data.get("description"), str) else None,
+        envelope=data.get("envelope") if isinstance(data.get("envelope"), str) else None,
+        attributes=tuple(free_ext),
+        protocol=protocol,
+        options=options,
+        protocoloptions=data.get("protocoloptions") if isinstance(data.get("protocoloptions"), dict) else None,
+        datacontenttype=ct,
+        dataschemauri=data.get("dataschemauri") if isinstance(data.get("dataschemauri"), str) else None,
+        payload=b.payload(rm),
+        placeholders=tuple(placeholders),
+        alias_of=rm.alias_of,
+        location=rm.location,
+    )
+
+
+def _common_placeholders(messages: list[ir.Message]) -> tuple[ir.Placeholder, ...]:
+    if not messages:
+        return ()
+    first = messages[0].placeholders
+    return tuple(p for p in first if all(p in m.placeholders for m in messages[1:]))

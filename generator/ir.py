@@ -1,0 +1,134 @@
+"""Intermediate representation: what every target renders from.
+
+Frozen, slotted dataclasses. The IR holds catalog facts and the Python names decided by
+``build.py`` (the only place that invents names); it holds no template text and no escaped
+strings: turning text into source code is ``literals.py``'s job, at render time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+#: xRegistry envelope id of CloudEvents 1.0
+CLOUDEVENTS = "CloudEvents/1.0"
+
+#: canonical protocol ids (xRegistry spelling); PULSAR and ROCKETMQ follow the CE drafts
+PROTOCOLS = ("KAFKA", "AMQP/1.0", "MQTT/5.0", "MQTT/3.1.1", "NATS", "HTTP", "PULSAR", "ROCKETMQ")
+
+
+@dataclass(frozen=True, slots=True)
+class Placeholder:
+    """A uritemplate placeholder: its wire name and the Python parameter that carries it."""
+
+    name: str
+    py_name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Attribute:
+    """A CloudEvents attribute of a message (after basemessage/xref resolution).
+
+    ``kind`` is the xRegistry attribute type (string, uritemplate, uri, urireference, timestamp,
+    integer, boolean, binary). ``value`` is the constant (or template text for uritemplate),
+    ``None`` when free. ``placeholders`` lists the template's variables in order of appearance.
+    """
+
+    name: str
+    kind: str
+    required: bool
+    value: str | int | bool | None
+    description: str | None = None
+    placeholders: tuple[str, ...] = ()
+    #: True for attributes that are not CloudEvents core/optional context attributes
+    extension: bool = False
+    #: the Python keyword parameter for free extension attributes (None for others)
+    py_name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ProtocolOption:
+    """One protocol option: ``path`` into the runtime ``*Binding`` dataclass (see
+    ``templates/runtime/_core.py`` ``OptionDef``); ``value`` a constant or a template."""
+
+    path: tuple[str, ...]
+    value: str | int | bool
+    template: bool = False
+    placeholders: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Payload:
+    """A payload schema, shared by every message that uses an identical schema.
+
+    ``format`` is ``"json"`` (JSON Schema; ``schema`` is the resolved schema with its
+    ``$ref``s still in place and ``definitions``/``$defs`` kept) or ``"avro"`` (``schema`` is
+    the Avro schema: a record, enum, array, map, union or primitive). ``model_name`` is the
+    Python class name the root model gets in ``models.py``.
+    """
+
+    key: str
+    format: str
+    schema: Any
+    model_name: str
+    #: ``file#/pointer`` of the schema, for diagnostics
+    location: str = ""
+    #: JSON Schema draft / Avro version spelled by the catalog, for information
+    format_version: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    id: str
+    group_id: str
+    #: method name in the group's producer/dispatcher, snake case, unique within the group
+    py_name: str
+    #: ``on_<name>`` decorator name on the package-wide dispatcher, unique across the package
+    package_py_name: str
+    description: str | None
+    envelope: str | None
+    attributes: tuple[Attribute, ...]
+    protocol: str | None
+    options: tuple[ProtocolOption, ...]
+    #: protocol options as written in the catalog (after resolution), for inspect
+    protocoloptions: dict[str, Any] | None
+    datacontenttype: str | None
+    dataschemauri: str | None
+    payload: Payload | None
+    #: every placeholder of the message, deduplicated, in order of first appearance
+    placeholders: tuple[Placeholder, ...]
+    #: for an ``xref`` alias: the id of the message it stands for (same definition)
+    alias_of: str | None = None
+    location: str = ""
+
+    @property
+    def ce_type(self) -> str | None:
+        for a in self.attributes:
+            if a.name == "type" and isinstance(a.value, str) and a.kind != "uritemplate":
+                return a.value
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class MessageGroup:
+    id: str
+    #: Pascal-case stem: classes are ``<py_name>Producer`` / ``<py_name>Dispatcher``
+    py_name: str
+    description: str | None
+    envelope: str | None
+    messages: tuple[Message, ...]
+    #: placeholders every message of the group uses (producer constructor arguments)
+    common_placeholders: tuple[Placeholder, ...] = ()
+    location: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Catalog:
+    groups: tuple[MessageGroup, ...]
+    payloads: tuple[Payload, ...]
+    #: display names of the input documents (no absolute paths: output is deterministic)
+    sources: tuple[str, ...] = ()
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    def messages(self) -> tuple[Message, ...]:
+        return tuple(m for g in self.groups for m in g.messages)

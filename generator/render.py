@@ -1,0 +1,46 @@
+"""The single Jinja environment. Templates are thin: they loop over view objects built by
+``targets/`` and print precomputed values (already turned into source by ``literals.py``)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+if not TEMPLATES.is_dir():  # installed wheel: templates ship as the xrgen_templates package
+    import xrgen_templates  # type: ignore[import-not-found]
+
+    TEMPLATES = Path(xrgen_templates.__file__).resolve().parent
+
+#: marker a template puts between top-level statements; format.py formats each chunk alone
+CHUNK = "#:xrgen-chunk"
+
+
+@lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def render(template: str, context: dict[str, Any]) -> str:
+    return environment().get_template(template).render(**context)
+
+
+def runtime_files() -> list[tuple[str, str]]:
+    """(relative path, text) of every static runtime file, sorted by path."""
+    root = TEMPLATES / "runtime"
+    out = []
+    for p in sorted(root.rglob("*.py")):
+        if "__pycache__" in p.parts:
+            continue
+        out.append((p.relative_to(root).as_posix(), p.read_text(encoding="utf-8")))
+    return out

@@ -1,0 +1,31 @@
+"""Output kinds. Each module has ``plan(catalog, options) -> list[OutputFile]``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    package: str
+    #: display names of the catalogs for the DO-NOT-EDIT header
+    catalog_names: tuple[str, ...]
+    spark: bool = True
+    pyproject: bool = False
+    version: str = "0"
+
+
+@dataclass(frozen=True, slots=True)
+class OutputFile:
+    """A file of the generated package: rendered from ``template`` with ``context``, or
+    ``text`` as is (static runtime files); ``python`` files go through black."""
+
+    path: PurePosixPath
+    template: str | None = None
+    context: dict[str, Any] = field(default_factory=dict)
+    text: str | None = None
+    python: bool = True
+    #: already black-formatted (static runtime): skip the formatter
+    preformatted: bool = False

@@ -1,0 +1,41 @@
+"""The payload models target: ``models.py`` from every payload of the catalog."""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+
+from .. import ir
+from ..diagnostics import Diagnostics
+from ..models import render_models
+from ..render import CHUNK
+from . import OutputFile, Options
+
+_TOP_LEVEL = re.compile(r"^(?=(?:@|class |def |[A-Za-z_][A-Za-z0-9_]* = |[A-Za-z_][A-Za-z0-9_]*: ))", re.M)
+
+
+def plan(catalog: ir.Catalog, options: Options, head: str, diags: Diagnostics) -> list[OutputFile]:
+    source = render_models(catalog.payloads)
+    for location, code, message in source.diagnostics:
+        file, _, ptr = location.partition("#")
+        diags.warning(code, file, ptr, message)
+    text = head + '\n"""Payload models (pydantic v2) of the catalog\'s message schemas."""\n\n' + chunked(source.code)
+    return [OutputFile(PurePosixPath("models.py"), text=text)]
+
+
+def chunked(code: str) -> str:
+    """Put a chunk marker before each top-level class/def/assignment (after the imports), so
+    the formatter can format and cache each model on its own. Decorators stay with their class."""
+    lines = code.split("\n")
+    out: list[str] = []
+    started = False
+    prev_decorator = False
+    for line in lines:
+        is_top = bool(_TOP_LEVEL.match(line)) and not line.startswith(("from ", "import "))
+        if is_top and started and not prev_decorator:
+            out.append(CHUNK)
+        if is_top:
+            started = True
+        prev_decorator = line.startswith("@")
+        out.append(line)
+    return "\n".join(out)

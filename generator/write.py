@@ -1,0 +1,102 @@
+"""Write the file map under ``--out``: atomic per file, unchanged files untouched, files of an
+earlier run that are no longer generated removed (via a manifest), nothing outside ``--out``
+ever touched. ``check`` compares instead of writing and returns a unified diff."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path, PurePosixPath
+
+MANIFEST = ".xrgen-manifest.json"
+
+
+class UnsafePath(ValueError):
+    pass
+
+
+def _target(out: Path, rel: PurePosixPath) -> Path:
+    if rel.is_absolute() or ".." in rel.parts or not rel.parts:
+        raise UnsafePath(f"refusing to write outside --out: {rel}")
+    path = out.joinpath(*rel.parts)
+    if os.path.commonpath([out.resolve(), path.resolve()]) != str(out.resolve()):
+        raise UnsafePath(f"refusing to write outside --out: {rel}")
+    return path
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return None
+
+
+def _manifest(out: Path, package: str) -> list[PurePosixPath]:
+    text = _read(out / package / MANIFEST)
+    try:
+        names = json.loads(text) if text else []
+    except json.JSONDecodeError:
+        return []
+    return [PurePosixPath(n) for n in names if isinstance(n, str)]
+
+
+def _manifest_text(files: Mapping[PurePosixPath, str], package: str) -> str:
+    names = sorted(str(p) for p in files)
+    return json.dumps(names, indent=1) + "\n"
+
+
+def stale(out: Path, package: str, files: Mapping[PurePosixPath, str]) -> list[PurePosixPath]:
+    """Files an earlier run generated that this run does not."""
+    return [p for p in _manifest(out, package) if p not in files and p.parts[:1] == (package,)]
+
+
+def write(out: Path, package: str, files: Mapping[PurePosixPath, str]) -> list[PurePosixPath]:
+    """Write ``files`` (paths relative to ``out``); return the paths that changed."""
+    out.mkdir(parents=True, exist_ok=True)
+    all_files = dict(files)
+    all_files[PurePosixPath(package, MANIFEST)] = _manifest_text(files, package)
+    changed = []
+    for rel, text in sorted(all_files.items()):
+        path = _target(out, rel)
+        if _read(path) == text:
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix="." + path.name + ".")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+                f.write(text)
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+        changed.append(rel)
+    for rel in stale(out, package, files):
+        path = _target(out, rel)
+        if path.is_file():
+            path.unlink()
+            changed.append(rel)
+    return changed
+
+
+def check(out: Path, package: str, files: Mapping[PurePosixPath, str]) -> str:
+    """Unified diff of what ``write`` would change ('' when nothing would)."""
+    chunks: list[str] = []
+    for rel, text in sorted(files.items()):
+        old = _read(_target(out, rel))
+        if old == text:
+            continue
+        chunks.extend(
+            difflib.unified_diff(
+                (old or "").splitlines(keepends=True),
+                text.splitlines(keepends=True),
+                fromfile=f"a/{rel}" if old is not None else "/dev/null",
+                tofile=f"b/{rel}",
+            )
+        )
+    for rel in stale(out, package, files):
+        old = _read(_target(out, rel)) or ""
+        chunks.extend(difflib.unified_diff(old.splitlines(keepends=True), [], fromfile=f"a/{rel}", tofile="/dev/null"))
+    return "".join(chunks)

@@ -1,0 +1,763 @@
+"""Core runtime types of a generated xrgen package.
+
+This file is copied verbatim (under a DO-NOT-EDIT header) into every generated package as
+``<package>/_core.py``. It must import nothing outside the standard library and pydantic, and it
+must stay ``mypy --strict`` clean and black-formatted.
+
+Contents:
+- ``DecodeError``: the only exception a codec's ``decode`` raises; ``reason`` is a stable code.
+- Protocol metadata (``*Binding``) carried by events, and wire messages (``*Message``) produced and
+  consumed by the codecs in ``bindings/``.
+- ``Event``: a CloudEvent (or plain protocol message) with canonical attribute values.
+- ``UriTemplate``: RFC 6570 level-1 expansion and matching.
+- ``AttrDef`` / ``OptionDef`` / ``MessageDef``: the data description of one message definition
+  that the generated ``consumer.py`` and ``spark.py`` hand to the generic engines.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel
+
+__all__ = [
+    "CORE_ATTRIBUTE_KINDS",
+    "REQUIRED_ATTRIBUTES",
+    "SPECVERSION",
+    "AmqpBinding",
+    "AmqpMessage",
+    "AttrDef",
+    "AttrValue",
+    "Binding",
+    "DecodeError",
+    "Event",
+    "HttpBinding",
+    "HttpMessage",
+    "KafkaBinding",
+    "KafkaMessage",
+    "MessageDef",
+    "MqttBinding",
+    "MqttMessage",
+    "NatsBinding",
+    "NatsMessage",
+    "OptionDef",
+    "PulsarBinding",
+    "PulsarMessage",
+    "RocketMqBinding",
+    "RocketMqMessage",
+    "UriTemplate",
+    "WireMessage",
+    "check_decoded",
+    "check_event",
+    "coerce_attribute",
+    "data_bytes",
+    "encode_data",
+    "format_time",
+    "is_attribute_name",
+    "is_json_content_type",
+    "parse_attribute",
+    "parse_time",
+    "to_canonical",
+]
+
+T = TypeVar("T")
+
+#: Canonical Python types of CloudEvents attribute values:
+#: String/URI/URI-reference -> str, Integer -> int, Boolean -> bool, Binary -> bytes,
+#: Timestamp -> timezone-aware datetime.
+AttrValue = str | int | bool | bytes | datetime
+
+
+class DecodeError(ValueError):
+    """A wire message or event body that cannot be decoded.
+
+    ``reason`` is a stable, machine-readable code (e.g. ``"invalid-json"``,
+    ``"missing-attribute"``, ``"invalid-specversion"``, ``"invalid-attribute"``,
+    ``"invalid-encoding"``, ``"unsupported-format"``); ``detail`` is for humans.
+    """
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+        self.reason = reason
+        self.detail = detail
+
+
+# --------------------------------------------------------------------------------------------
+# Protocol metadata carried by an event (filled by producers from the message definition's
+# protocol options; filled by decoders from the wire message).
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class KafkaBinding:
+    topic: str | None = None
+    key: bytes | None = None
+    partition: int | None = None
+    #: non-CloudEvents headers
+    headers: tuple[tuple[str, bytes | None], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class AmqpBinding:
+    #: target node address (AMQP ``to`` / link target) when known
+    address: str | None = None
+    #: AMQP properties section by AMQP field name (``message-id``, ``subject``, ``to``, ...)
+    properties: Mapping[str, Any] = field(default_factory=dict)
+    #: application-properties that are not CloudEvents attributes
+    application_properties: Mapping[str, Any] = field(default_factory=dict)
+    message_annotations: Mapping[str, Any] = field(default_factory=dict)
+    header: Mapping[str, Any] = field(default_factory=dict)
+    footer: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class MqttBinding:
+    topic: str | None = None
+    qos: int = 0
+    retain: bool = False
+    #: "5.0" or "3.1.1"
+    version: str = "5.0"
+    #: user properties that are not CloudEvents attributes
+    user_properties: tuple[tuple[str, str], ...] = ()
+    content_type: str | None = None
+    response_topic: str | None = None
+    correlation_data: bytes | None = None
+    message_expiry_interval: int | None = None
+    payload_format_indicator: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NatsBinding:
+    subject: str | None = None
+    reply: str | None = None
+    #: non-CloudEvents headers
+    headers: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class HttpBinding:
+    method: str | None = None
+    #: path without query string
+    path: str | None = None
+    #: non-CloudEvents headers
+    headers: tuple[tuple[str, str], ...] = ()
+    query: tuple[tuple[str, str], ...] = ()
+    status: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PulsarBinding:
+    topic: str | None = None
+    partition_key: str | None = None
+    #: non-CloudEvents properties
+    properties: Mapping[str, str] = field(default_factory=dict)
+    event_time: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RocketMqBinding:
+    topic: str | None = None
+    tag: str | None = None
+    keys: tuple[str, ...] = ()
+    #: non-CloudEvents user properties
+    properties: Mapping[str, str] = field(default_factory=dict)
+
+
+Binding = (
+    KafkaBinding
+    | AmqpBinding
+    | MqttBinding
+    | NatsBinding
+    | HttpBinding
+    | PulsarBinding
+    | RocketMqBinding
+)
+
+
+# --------------------------------------------------------------------------------------------
+# Wire messages: what the codecs produce and consume, and what the adapters move.
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class KafkaMessage:
+    topic: str
+    key: bytes | None
+    #: ``None`` is a tombstone (binary-mode event without data)
+    value: bytes | None
+    headers: tuple[tuple[str, bytes | None], ...] = ()
+    partition: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AmqpMessage:
+    body: bytes | None
+    #: properties section by AMQP field name: ``message-id``, ``user-id``, ``to``, ``subject``,
+    #: ``reply-to``, ``correlation-id``, ``content-type``, ``content-encoding``,
+    #: ``absolute-expiry-time``, ``creation-time``, ``group-id``, ``group-sequence``,
+    #: ``reply-to-group-id``
+    properties: Mapping[str, Any] = field(default_factory=dict)
+    #: values are AMQP-native Python values: bool, int, float, str, bytes, datetime (timestamp)
+    application_properties: Mapping[str, Any] = field(default_factory=dict)
+    message_annotations: Mapping[str, Any] = field(default_factory=dict)
+    header: Mapping[str, Any] = field(default_factory=dict)
+    footer: Mapping[str, Any] = field(default_factory=dict)
+    #: link target address the message is sent to / was received from (not a message section)
+    address: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MqttMessage:
+    topic: str
+    payload: bytes
+    qos: int = 0
+    retain: bool = False
+    #: "5.0" or "3.1.1"
+    version: str = "5.0"
+    content_type: str | None = None
+    user_properties: tuple[tuple[str, str], ...] = ()
+    response_topic: str | None = None
+    correlation_data: bytes | None = None
+    message_expiry_interval: int | None = None
+    payload_format_indicator: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NatsMessage:
+    subject: str
+    payload: bytes
+    headers: tuple[tuple[str, str], ...] = ()
+    reply: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HttpMessage:
+    method: str
+    #: request target: path plus optional ``?query``
+    path: str
+    headers: tuple[tuple[str, str], ...] = ()
+    body: bytes = b""
+    #: response status for responses; ``None`` for requests
+    status: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PulsarMessage:
+    topic: str
+    payload: bytes
+    properties: Mapping[str, str] = field(default_factory=dict)
+    partition_key: str | None = None
+    #: event time in milliseconds since the epoch
+    event_time: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RocketMqMessage:
+    topic: str
+    body: bytes
+    properties: Mapping[str, str] = field(default_factory=dict)
+    tag: str | None = None
+    keys: tuple[str, ...] = ()
+
+
+WireMessage = (
+    KafkaMessage
+    | AmqpMessage
+    | MqttMessage
+    | NatsMessage
+    | HttpMessage
+    | PulsarMessage
+    | RocketMqMessage
+)
+
+
+# --------------------------------------------------------------------------------------------
+# Event
+# --------------------------------------------------------------------------------------------
+
+
+class Event(Generic[T]):
+    """A CloudEvent, or a plain protocol message when ``attributes`` is empty.
+
+    ``attributes`` maps CloudEvents attribute names (``specversion``, ``id``, ``source``,
+    ``type``, ``time``, ``datacontenttype``, extensions, ...) to canonical Python values
+    (see ``AttrValue``). ``data`` is the payload: a pydantic model instance for produced or
+    validated events; after ``decode`` it is ``bytes`` (binary mode, ``data_base64``) or the JSON
+    value of a structured event's ``data`` member; ``None`` means no data. ``binding`` is the
+    protocol metadata (topic, key, qos, headers, ...).
+    """
+
+    __slots__ = ("attributes", "data", "binding")
+
+    def __init__(
+        self,
+        attributes: dict[str, AttrValue],
+        data: T,
+        binding: Binding | None = None,
+    ) -> None:
+        self.attributes = attributes
+        self.data = data
+        self.binding = binding
+
+    @property
+    def type(self) -> str | None:
+        v = self.attributes.get("type")
+        return v if isinstance(v, str) else None
+
+    @property
+    def id(self) -> str | None:
+        v = self.attributes.get("id")
+        return v if isinstance(v, str) else None
+
+    @property
+    def source(self) -> str | None:
+        v = self.attributes.get("source")
+        return v if isinstance(v, str) else None
+
+    @property
+    def datacontenttype(self) -> str | None:
+        v = self.attributes.get("datacontenttype")
+        return v if isinstance(v, str) else None
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Event):
+            return NotImplemented
+        return (
+            self.attributes == other.attributes
+            and self.data == other.data
+            and self.binding == other.binding
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (
+            f"Event(attributes={self.attributes!r}, data={self.data!r}, "
+            f"binding={self.binding!r})"
+        )
+
+
+def data_bytes(event: Event[Any]) -> bytes | None:
+    """The payload of ``event`` as bytes, or ``None`` when it has no data.
+
+    pydantic models serialize as JSON with wire names and without fields the caller never set;
+    ``bytes`` pass through; ``str`` is UTF-8 encoded; other values are JSON.
+    """
+    return encode_data(event.data)[0]
+
+
+def encode_data(data: object) -> tuple[bytes | None, bool]:
+    """``(payload bytes or None, whether the codec serialized the payload as JSON)``.
+
+    The flag is true for pydantic models and plain JSON values (dict, list, numbers, ...),
+    whose implied content type is ``application/json``; it is false for ``bytes`` (opaque) and
+    ``str`` (text, UTF-8 encoded).
+    """
+    if data is None:
+        return None, False
+    if type(data) is bytes:
+        return data, False
+    if isinstance(data, BaseModel):
+        return data.model_dump_json(by_alias=True, exclude_unset=True).encode(), True
+    if isinstance(data, str):
+        return data.encode(), False
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        return bytes(data), False
+    return _json_dumps(data).encode(), True
+
+
+# --------------------------------------------------------------------------------------------
+# Canonical attribute values (CloudEvents spec.md, "Type System")
+# --------------------------------------------------------------------------------------------
+
+_json_dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
+#: xRegistry/CloudEvents kind of every core attribute (spec.md "Context Attributes").
+CORE_ATTRIBUTE_KINDS: Mapping[str, str] = {
+    "specversion": "string",
+    "id": "string",
+    "source": "urireference",
+    "type": "string",
+    "datacontenttype": "string",
+    "dataschema": "uri",
+    "subject": "string",
+    "time": "timestamp",
+}
+#: Attributes every CloudEvent carries (spec.md "REQUIRED Attributes").
+REQUIRED_ATTRIBUTES = ("specversion", "id", "source", "type")
+SPECVERSION = "1.0"
+INT32_MIN = -(2**31)
+INT32_MAX = 2**31 - 1
+
+_NAME = re.compile(r"[a-z0-9]+")
+_INTEGER = re.compile(r"-?(?:0|[1-9][0-9]*)")
+_URI_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
+_TIME = re.compile(
+    r"([0-9]{4}-[0-9]{2}-[0-9]{2})[Tt]([0-9]{2}:[0-9]{2}:[0-9]{2})(\.[0-9]+)?"
+    r"([Zz]|[+-][0-9]{2}:[0-9]{2})"
+)
+_JSON_TYPES: dict[str, bool] = {}
+#: Python >= 3.11: ``fromisoformat`` reads ``Z`` and any fraction length
+_FROMISO_Z = sys.version_info >= (3, 11)
+
+
+def is_attribute_name(name: str) -> bool:
+    """Whether ``name`` is a valid attribute name: ``[a-z0-9]+`` and not ``data``.
+
+    spec.md "Attribute Naming Convention": lower-case ASCII letters or digits, at least one
+    character, and (1.0.3-wip) not ``data``.
+    """
+    return _NAME.fullmatch(name) is not None and name != "data"
+
+
+def format_time(value: datetime) -> str:
+    """RFC 3339 text of ``value`` in UTC with a ``Z`` suffix (naive values count as UTC)."""
+    if value.tzinfo is not timezone.utc and value.utcoffset():
+        value = value.astimezone(timezone.utc)
+    if value.microsecond:
+        return "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ" % (
+            value.year,
+            value.month,
+            value.day,
+            value.hour,
+            value.minute,
+            value.second,
+            value.microsecond,
+        )
+    return "%04d-%02d-%02dT%02d:%02d:%02dZ" % (
+        value.year,
+        value.month,
+        value.day,
+        value.hour,
+        value.minute,
+        value.second,
+    )
+
+
+def parse_time(text: str) -> datetime:
+    """Parse an RFC 3339 timestamp into an aware ``datetime``; ``ValueError`` if invalid.
+
+    A strict RFC 3339 ``date-time`` regex, then ``datetime.fromisoformat`` (directly where it
+    understands the text, else on a normalized form; fractions beyond microseconds are
+    truncated).
+    """
+    m = _TIME.fullmatch(text)
+    if m is None:
+        raise ValueError(f"not an RFC 3339 timestamp: {text!r}")
+    if _FROMISO_Z:
+        try:
+            return datetime.fromisoformat(text)
+        except ValueError:
+            pass
+    date, clock, frac, offset = m.groups()
+    if frac is not None:
+        clock += frac[:7].ljust(7, "0")
+    if offset in ("Z", "z"):
+        offset = "+00:00"
+    return datetime.fromisoformat(date + "T" + clock + offset)
+
+
+def to_canonical(value: AttrValue) -> str:
+    """Canonical string form of an attribute value (spec.md "Type System").
+
+    Boolean ``true``/``false``; Integer in the 32-bit range as decimal; Timestamp RFC 3339
+    with ``Z``; Binary as base64 (RFC 4648); String, URI and URI-reference as is.
+    ``ValueError`` for an out-of-range Integer, ``TypeError`` for an unsupported type.
+    """
+    t = type(value)
+    if t is str:
+        return value  # type: ignore[return-value]
+    if t is bool:
+        return "true" if value else "false"
+    if t is int:
+        if not INT32_MIN <= value <= INT32_MAX:  # type: ignore[operator]
+            raise ValueError(f"integer attribute value out of 32-bit range: {value!r}")
+        return str(value)
+    if isinstance(value, datetime):
+        return format_time(value)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return base64.b64encode(value).decode("ascii")
+    if isinstance(value, str):
+        return str.__str__(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return to_canonical(int(value))
+    raise TypeError(f"not a CloudEvents attribute value: {type(value).__name__}")
+
+
+def parse_attribute(name: str, text: str, kind: str | None = None) -> AttrValue:
+    """Parse the canonical string ``text`` of attribute ``name`` of the given ``kind``.
+
+    ``kind`` defaults to the core attribute's kind, else ``string`` (unknown extensions stay
+    strings). Kinds: ``string``, ``uritemplate``, ``uri``, ``urireference``, ``timestamp``,
+    ``integer``, ``boolean``, ``binary``. Raises ``DecodeError("invalid-attribute")``.
+    """
+    if kind is None:
+        kind = CORE_ATTRIBUTE_KINDS.get(name, "string")
+    try:
+        if kind == "timestamp":
+            return parse_time(text)
+        if kind == "boolean":
+            if text == "true" or text == "false":
+                return text == "true"
+            raise ValueError("boolean must be 'true' or 'false'")
+        if kind == "integer":
+            if _INTEGER.fullmatch(text) is None:
+                raise ValueError("not an integer")
+            number = int(text)
+            if not INT32_MIN <= number <= INT32_MAX:
+                raise ValueError("integer out of 32-bit range")
+            return number
+        if kind == "binary":
+            return base64.b64decode(text, validate=True)
+        if kind == "uri" and _URI_SCHEME.match(text) is None:
+            raise ValueError("not an absolute URI")
+    except (ValueError, TypeError) as exc:
+        raise DecodeError("invalid-attribute", f"{name}: {exc}") from None
+    return text
+
+
+def coerce_attribute(name: str, value: AttrValue, kind: str) -> AttrValue:
+    """Convert a decoded attribute value to the canonical Python type of ``kind``.
+
+    Strings are parsed (``parse_attribute``); values that already have the right type pass
+    through. Used by consumers that know an extension's declared kind. Raises
+    ``DecodeError("invalid-attribute")`` on a mismatch.
+    """
+    if isinstance(value, str):
+        return parse_attribute(name, value, kind)
+    expected = _KIND_TYPES.get(kind, str)
+    if isinstance(value, expected) and (kind != "integer" or type(value) is not bool):
+        return value
+    raise DecodeError("invalid-attribute", f"{name}: expected {kind}")
+
+
+_KIND_TYPES: dict[str, type | tuple[type, ...]] = {
+    "timestamp": datetime,
+    "boolean": bool,
+    "integer": int,
+    "binary": bytes,
+}
+
+
+def is_json_content_type(content_type: str | None) -> bool:
+    """Whether ``content_type`` denotes JSON (json-format.md section 3.1).
+
+    Absent means JSON; otherwise the media type, stripped of parameters and whitespace,
+    compared case-insensitively, must have the form ``*/json`` or ``*/*+json``.
+    """
+    if content_type is None:
+        return True
+    known = _JSON_TYPES.get(content_type)
+    if known is not None:
+        return known
+    media = content_type.split(";", 1)[0].strip().lower()
+    result = "/" in media and (
+        media.endswith("/json") or (media.endswith("+json") and "/" in media[:-5])
+    )
+    if len(_JSON_TYPES) < 1024:
+        _JSON_TYPES[content_type] = result
+    return result
+
+
+def check_event(attributes: Mapping[str, AttrValue]) -> None:
+    """``ValueError`` unless ``attributes`` hold the required attributes of a CloudEvent.
+
+    Encoders call this for every non-plain event: ``specversion`` must be ``"1.0"`` and
+    ``id``, ``source``, ``type`` must be non-empty strings.
+    """
+    if attributes.get("specversion") != SPECVERSION:
+        raise ValueError(
+            f"event specversion must be '1.0', got {attributes.get('specversion')!r}"
+        )
+    for name in ("id", "source", "type"):
+        value = attributes.get(name)
+        if not value or not isinstance(value, str):
+            raise ValueError(f"event attribute {name!r} must be a non-empty string")
+
+
+def check_decoded(attributes: dict[str, AttrValue]) -> dict[str, AttrValue]:
+    """Validate and finish attributes decoded from a wire message (in place).
+
+    ``specversion`` must be ``"1.0"``; ``id``, ``source``, ``type`` must be present and
+    non-empty strings (nothing is invented); ``time`` text is parsed into a ``datetime``;
+    optional core attributes, when present, must be non-empty strings. Raises ``DecodeError``.
+    """
+    spec = attributes.get("specversion")
+    if spec != SPECVERSION:
+        if spec is None:
+            raise DecodeError("missing-attribute", "specversion")
+        raise DecodeError("invalid-specversion", repr(spec))
+    for name in ("id", "source", "type"):
+        value = attributes.get(name)
+        if type(value) is not str:
+            if value is None:
+                raise DecodeError("missing-attribute", name)
+            if not isinstance(value, str):
+                raise DecodeError("invalid-attribute", f"{name}: must be a string")
+        if not value:
+            raise DecodeError("invalid-attribute", f"{name}: must not be empty")
+    time = attributes.get("time")
+    if time is not None and type(time) is not datetime:
+        if isinstance(time, str):
+            attributes["time"] = parse_attribute("time", time, "timestamp")
+        elif not isinstance(time, datetime):
+            raise DecodeError("invalid-attribute", "time: must be a timestamp")
+    if type(time) is datetime and time.tzinfo is None:
+        attributes["time"] = time.replace(tzinfo=timezone.utc)
+    for name in ("datacontenttype", "dataschema", "subject"):
+        value = attributes.get(name)
+        if value is not None:
+            if not value or not isinstance(value, str):
+                raise DecodeError(
+                    "invalid-attribute", f"{name}: must be a non-empty string"
+                )
+            if name == "dataschema":
+                parse_attribute(name, value, "uri")
+    return attributes
+
+
+# --------------------------------------------------------------------------------------------
+# RFC 6570 level-1 URI templates
+# --------------------------------------------------------------------------------------------
+
+_VAR = re.compile(r"\{([^{}]*)\}")
+_UNRESERVED = frozenset(
+    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
+)
+
+
+def pct_encode_unreserved(value: str) -> str:
+    """Percent-encode every character that is not RFC 3986 *unreserved* (RFC 6570 level 1)."""
+    raw = value.encode("utf-8")
+    if all(b in _UNRESERVED for b in raw):
+        return value
+    return "".join(chr(b) if b in _UNRESERVED else f"%{b:02X}" for b in raw)
+
+
+class UriTemplate:
+    """An RFC 6570 level-1 template (``{var}`` simple string expansion only).
+
+    ``expand`` percent-encodes every value; ``match`` is the inverse: it returns the
+    percent-decoded placeholder values, or ``None`` when the text does not fit the template.
+    The same placeholder used twice must carry the same value.
+    """
+
+    __slots__ = ("text", "names", "_parts", "_regex")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        parts: list[str] = []
+        names: list[str] = []
+        pattern: list[str] = []
+        pos = 0
+        for m in _VAR.finditer(text):
+            literal = text[pos : m.start()]
+            parts.append(literal)
+            pattern.append(re.escape(literal))
+            name = m.group(1)
+            parts.append("{" + name + "}")
+            group = "v" + str(names.index(name) if name in names else len(names))
+            if name in names:
+                pattern.append(f"(?P={group})")
+            else:
+                names.append(name)
+                pattern.append(f"(?P<{group}>[A-Za-z0-9\\-._~%]*)")
+            pos = m.end()
+        parts.append(text[pos:])
+        pattern.append(re.escape(text[pos:]))
+        self.names: tuple[str, ...] = tuple(names)
+        self._parts = tuple(parts)
+        self._regex = re.compile("".join(pattern))
+
+    def expand(self, values: Mapping[str, object]) -> str:
+        out: list[str] = []
+        for part in self._parts:
+            if part.startswith("{") and part.endswith("}") and part[1:-1] in values:
+                out.append(pct_encode_unreserved(str(values[part[1:-1]])))
+            else:
+                out.append(part)
+        return "".join(out)
+
+    def match(self, text: str) -> dict[str, str] | None:
+        m = self._regex.fullmatch(text)
+        if m is None:
+            return None
+        from urllib.parse import unquote
+
+        try:
+            return {
+                name: unquote(m.group("v" + str(i)), errors="strict")
+                for i, name in enumerate(self.names)
+            }
+        except UnicodeDecodeError:
+            return None
+
+    def __repr__(self) -> str:
+        return f"UriTemplate({self.text!r})"
+
+
+# --------------------------------------------------------------------------------------------
+# Message definitions as data (for the generic dispatch and Spark engines)
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class AttrDef:
+    """One CloudEvents attribute declared by a message definition.
+
+    ``kind`` is the xRegistry attribute type: ``string``, ``uritemplate``, ``uri``,
+    ``urireference``, ``timestamp``, ``integer``, ``boolean``, ``binary``.
+    ``value`` is the constant the attribute must carry (``None``: free), or for
+    ``uritemplate`` the template text.
+    """
+
+    name: str
+    kind: str = "string"
+    required: bool = False
+    value: str | int | bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class OptionDef:
+    """One protocol option of a message definition, as a constant or a template to match.
+
+    ``path`` addresses a field of the protocol's ``*Binding`` dataclass, then (for mapping- or
+    pair-valued fields) a key: ``("topic",)``, ``("properties", "subject")``,
+    ``("application_properties", "x-kind")``, ``("user_properties", "k")``,
+    ``("headers", "x-h")``, ``("method",)``, ``("path",)``. ``template`` says whether ``value``
+    is an RFC 6570 template (its placeholders become handler parameters) or a constant.
+    """
+
+    path: tuple[str, ...]
+    value: str | int | bool
+    template: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class MessageDef:
+    """A resolved message definition as the runtime engines see it."""
+
+    id: str
+    group: str
+    #: "CloudEvents/1.0" or None (plain protocol message)
+    envelope: str | None
+    #: CloudEvents ``type`` constant, when the definition fixes one
+    type: str | None
+    attributes: tuple[AttrDef, ...] = ()
+    #: "KAFKA", "AMQP/1.0", "MQTT/5.0", "MQTT/3.1.1", "NATS", "HTTP", "PULSAR", "ROCKETMQ" or None
+    protocol: str | None = None
+    options: tuple[OptionDef, ...] = ()
+    datacontenttype: str | None = None
+    #: "json" (JSON Schema), "avro" or None (opaque bytes)
+    schemaformat: str | None = None
+    #: pydantic model of the payload, or None for opaque payloads
+    model: type[BaseModel] | None = None

@@ -1,0 +1,48 @@
+"""Client adapters: move wire messages between the codecs and real client libraries.
+
+Adapters only move ``*Message`` values (``_core``): encoding stays in ``bindings/``, matching
+and validation in the dispatchers. Each adapter module imports its client library when the
+module itself is imported, so ``import <package>`` never needs any client library; import
+the adapter you use (``from <package>.adapters import kafka``).
+
+Uniform API (every module):
+
+- ``<X>Sender``: ``send(msg)`` hands one wire message to the client (asynchronous where the
+  client batches: it returns a handle or future and never flushes per message), ``flush(timeout)``
+  waits until everything sent so far is acknowledged by the server (raises on failures),
+  ``close()``; senders are context managers.
+- ``<X>Receiver``: ``receive(timeout) -> message | None`` for pull-style use, and
+  ``run(on_message, stop=None, max_messages=None, idle_timeout=None) -> int`` which calls
+  ``on_message(wire_message)`` for each message and acknowledges it (commit/ack/accept/PUBACK)
+  only after ``on_message`` returned. ``on_message`` is typically a dispatcher's ``dispatch``
+  (which never raises and dead-letters what it cannot handle). If ``on_message`` raises, the
+  message is not acknowledged (it is released/negatively acknowledged where the protocol has
+  that) and the exception propagates, so nothing is lost. ``stop`` is a ``threading.Event``
+  (``asyncio.Event`` for the async adapters); ``run`` returns the number of messages handled.
+  Receivers are context managers.
+
+Modules:
+
+- ``kafka``: ``KafkaSender(config)`` (confluent-kafka ``Producer``; ``send`` returns a
+  ``concurrent.futures.Future[KafkaDelivery]``, delivery reports also go to ``on_delivery``),
+  ``KafkaReceiver(config, topics)`` (``Consumer``; offsets stored after handling, committed by
+  the client and on close).
+- ``mqtt``: ``MqttSender(host, port, version="5.0"|"3.1.1")`` (paho-mqtt 2.x; ``send`` returns
+  paho's ``MQTTMessageInfo``), ``MqttReceiver(host, port, topics, ...)`` (manual PUBACK after
+  handling, persistent session with ``client_id``).
+- ``amqp``: ``AmqpSender(url, address=None)``, ``AmqpReceiver(url, address)``
+  (python-qpid-proton; properties, application-properties with native AMQP types, message
+  annotations and header are preserved; accept after handling, release on failure).
+- ``nats``: async. ``NatsSender``, ``NatsReceiver`` (core NATS) and ``JetStreamSender``,
+  ``JetStreamReceiver`` (durable pull consumer, ack after handling, nak on failure);
+  ``await X.connect(servers, ...)``.
+- ``http``: ``HttpSender(base_url)`` / ``AsyncHttpSender(base_url)`` (httpx; ``send`` returns the
+  response as an ``HttpMessage`` with ``status``) and ``AsgiReceiver(on_message)``, an ASGI 3
+  application that turns each request into an ``HttpMessage`` and answers 202 (or the
+  ``HttpMessage`` that ``on_message`` returns).
+- ``pulsar``: ``PulsarSender(service_url)``, ``PulsarReceiver(service_url, topics,
+  subscription)`` (pulsar-client; acknowledge after handling, negative-acknowledge on failure).
+- ``rocketmq``: ``to_rocketmq_message(msg)``, ``from_message_view(view)``,
+  ``RocketMqSender(endpoints, topics)`` and ``RocketMqReceiver(endpoints, group, topics)``
+  (rocketmq-python-client v5, gRPC proxy protocol).
+"""

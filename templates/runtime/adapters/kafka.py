@@ -1,0 +1,195 @@
+"""Kafka adapter (confluent-kafka): ``KafkaSender`` and ``KafkaReceiver`` move ``KafkaMessage``.
+
+The sender never flushes per message: ``send`` enqueues and returns a future resolved by the
+delivery report (served by ``send``'s ``poll(0)`` and by ``flush``). The receiver disables
+automatic offset storing and stores a message's offset only after the handler returned; the
+client commits stored offsets in the background and on ``close`` (at-least-once).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any
+
+import confluent_kafka  # type: ignore[import-untyped,unused-ignore]
+
+from .._core import KafkaMessage
+from ._loop import PollingReceiver
+
+__all__ = ["KafkaDelivery", "KafkaDeliveryError", "KafkaReceiver", "KafkaSender"]
+
+_PARTITION_UA: int = -1  # librdkafka's "unassigned": let the partitioner choose
+
+
+@dataclass(frozen=True, slots=True)
+class KafkaDelivery:
+    """Where the broker stored a sent message."""
+
+    topic: str
+    partition: int
+    offset: int
+
+
+class KafkaDeliveryError(Exception):
+    """The broker (or the client, after retries) refused or lost a message."""
+
+    def __init__(self, message: KafkaMessage, error: Any) -> None:
+        super().__init__(f"delivery to {message.topic!r} failed: {error}")
+        self.message = message
+        self.error = error
+
+
+DeliveryCallback = Callable[[KafkaMessage, "KafkaDelivery | KafkaDeliveryError"], None]
+
+
+class KafkaSender:
+    """Produce ``KafkaMessage`` values with a confluent-kafka ``Producer``.
+
+    ``config`` is librdkafka configuration (``bootstrap.servers``, ``acks``, ...).
+    ``on_delivery`` is called once per message with its ``KafkaDelivery`` or the
+    ``KafkaDeliveryError``, from ``send`` or ``flush`` (the producer's poll).
+    """
+
+    __slots__ = ("_producer", "_on_delivery")
+
+    def __init__(
+        self,
+        config: Mapping[str, Any],
+        *,
+        on_delivery: DeliveryCallback | None = None,
+    ) -> None:
+        self._producer: Any = confluent_kafka.Producer(dict(config))
+        self._on_delivery = on_delivery
+
+    def send(self, msg: KafkaMessage) -> Future[KafkaDelivery]:
+        """Enqueue ``msg``; the future resolves when the broker acknowledged it."""
+        future: Future[KafkaDelivery] = Future()
+        callback = self._callback(msg, future)
+        partition = _PARTITION_UA if msg.partition is None else msg.partition
+        while True:
+            try:
+                self._producer.produce(
+                    msg.topic,
+                    value=msg.value,
+                    key=msg.key,
+                    headers=list(msg.headers) if msg.headers else None,
+                    partition=partition,
+                    on_delivery=callback,
+                )
+                break
+            except BufferError:  # local queue full: serve delivery reports, then retry
+                self._producer.poll(0.05)
+        self._producer.poll(0)
+        return future
+
+    def _callback(
+        self, msg: KafkaMessage, future: Future[KafkaDelivery]
+    ) -> Callable[[Any, Any], None]:
+        on_delivery = self._on_delivery
+
+        def delivered(err: Any, record: Any) -> None:
+            result: KafkaDelivery | KafkaDeliveryError
+            if err is not None:
+                result = KafkaDeliveryError(msg, err)
+                future.set_exception(result)
+            else:
+                result = KafkaDelivery(record.topic(), record.partition(), record.offset())
+                future.set_result(result)
+            if on_delivery is not None:
+                on_delivery(msg, result)
+
+        return delivered
+
+    def flush(self, timeout: float = 30.0) -> None:
+        """Wait until every enqueued message is delivered or failed.
+
+        Raises ``TimeoutError`` when messages are still in flight after ``timeout`` seconds.
+        """
+        remaining = self._producer.flush(timeout)
+        if remaining:
+            raise TimeoutError(f"{remaining} Kafka message(s) still in flight")
+
+    def close(self, timeout: float = 30.0) -> None:
+        """Flush; the producer is released with the sender."""
+        self.flush(timeout)
+
+    def __enter__(self) -> KafkaSender:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def from_confluent(record: Any) -> KafkaMessage:
+    """A ``KafkaMessage`` from a confluent-kafka ``Message``."""
+    headers = record.headers()
+    return KafkaMessage(
+        topic=record.topic(),
+        key=record.key(),
+        value=record.value(),
+        headers=tuple(headers) if headers else (),
+        partition=record.partition(),
+    )
+
+
+class KafkaReceiver(PollingReceiver[Any, KafkaMessage]):
+    """Consume ``topics`` with a confluent-kafka ``Consumer`` (``group.id`` required).
+
+    Offsets are stored only after the handler returned (``enable.auto.offset.store`` is
+    forced off) and committed by the client (auto-commit interval) and on ``close``.
+    Non-fatal client errors go to ``on_error`` (default: ignored, librdkafka recovers);
+    fatal ones raise ``confluent_kafka.KafkaException``.
+    """
+
+    __slots__ = ("_consumer", "_on_error")
+
+    def __init__(
+        self,
+        config: Mapping[str, Any],
+        topics: Iterable[str],
+        *,
+        on_error: Callable[[Any], None] | None = None,
+    ) -> None:
+        conf = {"enable.auto.commit": True, **config, "enable.auto.offset.store": False}
+        self._consumer: Any = confluent_kafka.Consumer(conf)
+        self._consumer.subscribe(list(topics))
+        self._on_error = on_error
+
+    def _poll(self, timeout: float) -> Any:
+        record = self._consumer.poll(timeout)
+        if record is None:
+            return None
+        err = record.error()
+        if err is None:
+            return record
+        if err.fatal():
+            raise confluent_kafka.KafkaException(err)
+        if self._on_error is not None:
+            self._on_error(err)
+        return None
+
+    def _convert(self, raw: Any) -> KafkaMessage:
+        return from_confluent(raw)
+
+    def _ack(self, raw: Any) -> None:
+        self._consumer.store_offsets(message=raw)
+
+    def _nack(self, raw: Any) -> None:
+        # rewind so the unhandled message is fetched again by this or the next consumer
+        self._consumer.seek(
+            confluent_kafka.TopicPartition(raw.topic(), raw.partition(), raw.offset())
+        )
+
+    def commit(self) -> None:
+        """Synchronously commit the offsets stored so far."""
+        try:
+            self._consumer.commit(asynchronous=False)
+        except confluent_kafka.KafkaException as exc:
+            if exc.args[0].code() != confluent_kafka.KafkaError._NO_OFFSET:
+                raise
+
+    def close(self) -> None:
+        """Commit stored offsets and leave the group."""
+        self._consumer.close()

@@ -1,0 +1,242 @@
+"""Helpers shared by the binding codecs: wire names, content modes, payloads, percent-encoding.
+
+Private to ``bindings/``; the public surface is each binding module's ``encode``/``decode``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._core import (
+    CORE_ATTRIBUTE_KINDS,
+    AttrValue,
+    DecodeError,
+    Event,
+    encode_data,
+    is_attribute_name,
+    to_canonical,
+)
+
+#: media type of the JSON event format (json-format.md section 1.1)
+CE_JSON = "application/cloudevents+json"
+#: media type of the JSON batch format (json-format.md section 4)
+CE_JSON_BATCH = "application/cloudevents-batch+json"
+#: implied ``datacontenttype`` of a payload the codec serializes as JSON (spec.md
+#: "datacontenttype": "the target datacontenttype SHOULD be set explicitly to the implied
+#: datacontenttype of the source")
+APPLICATION_JSON = "application/json"
+
+BINARY = "binary"
+STRUCTURED = "structured"
+BATCH = "batch"
+
+#: classification of a wire header name: the content type field
+CONTENT = ":content"
+#: classification of a wire header name: not a CloudEvents header
+OTHER = ""
+
+_CACHE_LIMIT = 4096
+_MODES: dict[str, str] = {}
+
+
+def content_mode(content_type: str | None) -> str:
+    """``BINARY``, ``STRUCTURED`` (JSON format) or ``BATCH`` for a content type.
+
+    Bindings section "Content Modes": a content type prefixed with ``application/cloudevents``
+    (case-insensitive, 1.0.3-wip) is structured, anything else binary; the batch media type
+    is checked first because it shares the prefix. A structured event in a format other than
+    JSON raises ``DecodeError("unsupported-format")``.
+    """
+    if content_type is None:
+        return BINARY
+    mode = _MODES.get(content_type)
+    if mode is None:
+        media = content_type.split(";", 1)[0].strip().lower()
+        if not media.startswith("application/cloudevents"):
+            mode = BINARY
+        elif media == CE_JSON_BATCH:
+            mode = BATCH
+        elif media == CE_JSON:
+            mode = STRUCTURED
+        else:
+            raise DecodeError("unsupported-format", content_type)
+        if len(_MODES) < _CACHE_LIMIT:
+            _MODES[content_type] = mode
+    return mode
+
+
+def check_mode(mode: str) -> bool:
+    """``True`` for binary mode, ``False`` for structured; ``ValueError`` otherwise."""
+    if mode == BINARY:
+        return True
+    if mode == STRUCTURED:
+        return False
+    raise ValueError(f"mode must be 'binary' or 'structured', not {mode!r}")
+
+
+def binary_payload(event: Event[Any]) -> tuple[bytes | None, str | None]:
+    """The payload bytes and the content type of a binary-mode message.
+
+    The content type is the ``datacontenttype`` attribute; when it is absent and the codec
+    serialized the payload as JSON (a pydantic model or a JSON value), it is the implied
+    ``application/json``. Opaque ``bytes`` and ``str`` payloads get no invented type.
+    """
+    payload, is_json = encode_data(event.data)
+    content_type = event.attributes.get("datacontenttype")
+    if content_type is None:
+        return payload, APPLICATION_JSON if is_json else None
+    if type(content_type) is not str:
+        raise ValueError("datacontenttype must be a string")
+    return payload, content_type
+
+
+class WireNames:
+    """Attribute name -> wire name (``prefix + name``), validated once and cached.
+
+    Usage on the hot path: ``names.out.get(name) or names.add(name)``.
+    """
+
+    __slots__ = ("prefix", "out")
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+        self.out: dict[str, str] = {n: prefix + n for n in CORE_ATTRIBUTE_KINDS}
+
+    def add(self, name: str) -> str:
+        """Validate ``name`` (spec.md naming rules) and return its wire name."""
+        if not is_attribute_name(name):
+            raise ValueError(f"invalid CloudEvents attribute name {name!r}")
+        wire = self.prefix + name
+        if len(self.out) < _CACHE_LIMIT:
+            self.out[name] = wire
+        return wire
+
+
+class HeaderNames:
+    """Classifies received header names: attribute name, ``CONTENT`` or ``OTHER``.
+
+    ``prefix`` marks CloudEvents attributes; ``content`` lists the names of the content type
+    field (compared after case folding when ``fold`` is true, as for HTTP and NATS header
+    names, which are case-insensitive). A prefixed name whose rest is not a valid attribute
+    name raises ``DecodeError("invalid-attribute-name")``.
+    """
+
+    __slots__ = ("prefix", "content", "fold", "cache")
+
+    def __init__(self, prefix: str, content: tuple[str, ...], fold: bool) -> None:
+        self.prefix = prefix.lower() if fold else prefix
+        self.content = content
+        self.fold = fold
+        self.cache: dict[str, str] = {}
+
+    def classify(self, header: str) -> str:
+        """The classification of ``header`` (cached)."""
+        key = header.lower() if self.fold else header
+        if key in self.content:
+            kind = CONTENT
+        elif key.startswith(self.prefix):
+            kind = key[len(self.prefix) :]
+            if not is_attribute_name(kind):
+                raise DecodeError("invalid-attribute-name", repr(header))
+        else:
+            kind = OTHER
+        if len(self.cache) < _CACHE_LIMIT:
+            self.cache[header] = kind
+        return kind
+
+
+def put(attributes: dict[str, AttrValue], name: str, value: AttrValue) -> None:
+    """Store a received attribute; spec.md: an attribute appears at most once."""
+    if name in attributes:
+        raise DecodeError("duplicate-attribute", name)
+    attributes[name] = value
+
+
+def utf8(name: str, raw: bytes) -> str:
+    """Decode a UTF-8 header value or raise ``DecodeError("invalid-encoding")``."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise DecodeError("invalid-encoding", f"{name}: not UTF-8") from None
+    except AttributeError:
+        raise DecodeError("invalid-message", f"{name}: not bytes") from None
+
+
+def canonical(value: AttrValue) -> str:
+    """``to_canonical`` with a fast path for strings."""
+    return value if type(value) is str else to_canonical(value)
+
+
+def invalid_message(exc: Exception) -> DecodeError:
+    """The ``DecodeError`` for an input that is not a well-formed wire message object."""
+    return DecodeError("invalid-message", f"{type(exc).__name__}: {exc}")
+
+
+# --------------------------------------------------------------------------------------------
+# Percent-encoding of header values (http-protocol-binding.md section 3.1.3.2; the NATS binding
+# copies it word for word)
+# --------------------------------------------------------------------------------------------
+
+_HEX = "0123456789ABCDEFabcdef"
+_SAFE = frozenset(chr(c) for c in range(0x21, 0x7F)) - {'"', "%"}
+
+
+def pct_encode(value: str) -> str:
+    """Percent-encode space, ``"``, ``%`` and every character outside U+0021-U+007E.
+
+    Each such character is encoded as the ``%XY`` (upper-case hex) of each of its UTF-8 bytes.
+    ``ValueError`` for an unpaired surrogate (not a valid CloudEvents String).
+    """
+    if value.isascii() and value.isprintable():
+        if " " not in value and '"' not in value and "%" not in value:
+            return value
+    safe = _SAFE
+    return "".join(
+        ch if ch in safe else "".join(f"%{b:02X}" for b in ch.encode("utf-8"))
+        for ch in value
+    )
+
+
+def pct_decode(value: str) -> str:
+    """One round of percent-decoding; invalid UTF-8 (e.g. overlong ``%C0%A0``) is rejected.
+
+    Lower-case hex and needlessly encoded characters are accepted (MUST). A ``%`` not followed
+    by two hex digits raises ``DecodeError("invalid-encoding")``, as does invalid UTF-8.
+    """
+    if "%" not in value:
+        return value
+    parts = value.split("%")
+    try:
+        out = bytearray(parts[0].encode("utf-8"))
+        for part in parts[1:]:
+            if len(part) < 2 or part[0] not in _HEX or part[1] not in _HEX:
+                raise DecodeError(
+                    "invalid-encoding", f"bad percent-escape in {value!r}"
+                )
+            out.append(int(part[:2], 16))
+            out += part[2:].encode("utf-8")
+        return out.decode("utf-8")
+    except UnicodeError:
+        raise DecodeError("invalid-encoding", f"invalid UTF-8 in {value!r}") from None
+
+
+def unquote_http(value: str) -> str:
+    """Undo an RFC 7230 section 3.2.6 quoted-string (with backslash escapes), if quoted."""
+    if len(value) < 2 or value[0] != '"' or value[-1] != '"':
+        return value
+    inner = value[1:-1]
+    if "\\" not in inner:
+        return inner
+    out: list[str] = []
+    escaped = False
+    for ch in inner:
+        if escaped:
+            out.append(ch)
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        else:
+            out.append(ch)
+    if escaped:
+        raise DecodeError("invalid-encoding", f"dangling backslash in {value!r}")
+    return "".join(out)

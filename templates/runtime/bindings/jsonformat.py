@@ -1,0 +1,258 @@
+"""CloudEvents JSON event format (``formats/json-format.md``), single events and batches.
+
+Encoding (section 3):
+
+- every attribute is a top-level member; Boolean and Integer as JSON ``true``/``false`` and
+  numbers, Timestamp as RFC 3339 text with ``Z``, Binary as base64, others as strings;
+- ``bytes`` data is written as ``data_base64`` (no ``datacontenttype`` is added);
+- other data goes into ``data``: as a JSON value when ``datacontenttype`` is absent or JSON
+  (``*/json``, ``*/*+json``), a pydantic model as its JSON document (spliced in without a
+  round trip through Python objects); for a non-JSON ``datacontenttype`` as a string. No
+  ``datacontenttype`` is invented in structured mode: the format implies ``application/json``.
+
+Decoding:
+
+- the body must be a JSON object; ``null`` members are unset; names must be ``[a-z0-9]+``;
+  ``specversion``, ``id``, ``source``, ``type`` are required (nothing is invented);
+- ``time`` becomes an aware ``datetime``; extension values keep their JSON type (string,
+  boolean, 32-bit integer); other JSON types are rejected;
+- ``data_base64`` becomes ``bytes``; ``data`` stays the JSON value (``dict``, ``list``,
+  ``str``, number, ...), a string is never parsed again; with a non-JSON ``datacontenttype``
+  ``data`` must be a string.
+
+Batches (section 4, ``application/cloudevents-batch+json``) are JSON arrays of events.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel
+
+from .._core import (
+    INT32_MAX,
+    INT32_MIN,
+    AttrValue,
+    Binding,
+    DecodeError,
+    Event,
+    check_decoded,
+    check_event,
+    encode_data,
+    format_time,
+    is_attribute_name,
+    is_json_content_type,
+    to_canonical,
+)
+
+__all__ = [
+    "MEDIA_TYPE",
+    "BATCH_MEDIA_TYPE",
+    "encode",
+    "decode",
+    "encode_batch",
+    "decode_batch",
+]
+
+MEDIA_TYPE = "application/cloudevents+json"
+BATCH_MEDIA_TYPE = "application/cloudevents-batch+json"
+
+_MISSING: Any = object()
+_NAMES: set[str] = {
+    "specversion",
+    "id",
+    "source",
+    "type",
+    "datacontenttype",
+    "dataschema",
+    "subject",
+    "time",
+}
+
+
+def _default(value: object) -> Any:
+    """JSON fallback for values nested in ``data``: models, timestamps, bytes."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    if isinstance(value, datetime):
+        return format_time(value)
+    if isinstance(value, (bytes, bytearray)):
+        return base64.b64encode(value).decode("ascii")
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+_dumps = json.JSONEncoder(
+    separators=(",", ":"), ensure_ascii=False, default=_default
+).encode
+_loads = json.loads
+
+
+# --------------------------------------------------------------------------------------------
+# Encoding
+# --------------------------------------------------------------------------------------------
+
+
+def _members(attributes: dict[str, AttrValue]) -> dict[str, Any]:
+    """The JSON members of the attributes (json-format.md section 2.2 type mapping)."""
+    check_event(attributes)
+    out: dict[str, Any] = {}
+    for name, value in attributes.items():
+        if name not in _NAMES:
+            if not is_attribute_name(name):
+                raise ValueError(f"invalid CloudEvents attribute name {name!r}")
+            if len(_NAMES) < 4096:
+                _NAMES.add(name)
+        t = type(value)
+        if t is str or t is bool:
+            out[name] = value
+        elif t is int:
+            if not INT32_MIN <= value <= INT32_MAX:  # type: ignore[operator]
+                raise ValueError(f"attribute {name!r} out of 32-bit range")
+            out[name] = value
+        else:
+            text = to_canonical(value)
+            if isinstance(value, bool):
+                out[name] = text == "true"
+            elif isinstance(value, int):
+                out[name] = int(text)
+            else:
+                out[name] = text
+    return out
+
+
+def encode(event: Event[Any]) -> bytes:
+    """The event as a JSON-format document (UTF-8 bytes)."""
+    out = _members(event.attributes)
+    data = event.data
+    if data is None:
+        return _dumps(out).encode()
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        out["data_base64"] = base64.b64encode(data).decode("ascii")
+        return _dumps(out).encode()
+    content_type = event.attributes.get("datacontenttype")
+    if is_json_content_type(content_type if isinstance(content_type, str) else None):
+        if isinstance(data, BaseModel):
+            head = _dumps(out)
+            body = data.model_dump_json(by_alias=True, exclude_unset=True)
+            return (head[:-1] + ',"data":' + body + "}").encode()
+        out["data"] = data
+    elif isinstance(data, str):
+        out["data"] = data
+    else:
+        payload = encode_data(data)[0] or b""
+        try:
+            out["data"] = payload.decode("utf-8")
+        except UnicodeDecodeError:
+            out["data_base64"] = base64.b64encode(payload).decode("ascii")
+    return _dumps(out).encode()
+
+
+def encode_batch(events: Iterable[Event[Any]]) -> bytes:
+    """A JSON batch (json-format.md section 4): an array of JSON-format events."""
+    return b"[" + b",".join([encode(ev) for ev in events]) + b"]"
+
+
+# --------------------------------------------------------------------------------------------
+# Decoding
+# --------------------------------------------------------------------------------------------
+
+
+def parse(body: bytes | str) -> Any:
+    """``json.loads`` raising ``DecodeError("invalid-json")``."""
+    try:
+        return _loads(body)
+    except (ValueError, RecursionError, TypeError) as exc:
+        raise DecodeError("invalid-json", str(exc)[:200]) from None
+
+
+def from_object(obj: Any, binding: Binding | None = None) -> Event[Any]:
+    """Build an event from a parsed JSON-format object (shared with the binding codecs)."""
+    if type(obj) is not dict:
+        raise DecodeError("invalid-json", "a CloudEvent must be a JSON object")
+    attributes: dict[str, AttrValue] = {}
+    data: Any = _MISSING
+    data_base64: Any = None
+    for name, value in obj.items():
+        if value is None:
+            continue
+        if name not in _NAMES:
+            if name == "data":
+                data = value
+                continue
+            if name == "data_base64":
+                data_base64 = value
+                continue
+            if not is_attribute_name(name):
+                raise DecodeError("invalid-attribute-name", repr(name))
+            if len(_NAMES) < 4096:
+                _NAMES.add(name)
+        t = type(value)
+        if t is str or t is bool:
+            attributes[name] = value
+        elif t is int and INT32_MIN <= value <= INT32_MAX:
+            attributes[name] = value
+        else:
+            raise DecodeError("invalid-attribute", f"{name}: unsupported JSON value")
+    check_decoded(attributes)
+    if data_base64 is not None:
+        if data is not _MISSING:
+            raise DecodeError("invalid-data", "both data and data_base64")
+        if type(data_base64) is not str:
+            raise DecodeError("invalid-data", "data_base64 must be a string")
+        try:
+            data = base64.b64decode(data_base64, validate=True)
+        except (binascii.Error, ValueError):
+            raise DecodeError("invalid-encoding", "data_base64 is not base64") from None
+    elif data is _MISSING:
+        data = None
+    elif type(data) is not str:
+        content_type = attributes.get("datacontenttype")
+        if not is_json_content_type(content_type):  # type: ignore[arg-type]
+            raise DecodeError("invalid-data", "non-JSON data must be a string")
+    return Event(attributes, data, binding)
+
+
+def decode(body: bytes | str) -> Event[Any]:
+    """Parse a JSON-format event; raises ``DecodeError`` (never anything else)."""
+    try:
+        return from_object(parse(body))
+    except DecodeError:
+        raise
+    except Exception as exc:  # a contract: decode raises only DecodeError
+        raise DecodeError("invalid-message", f"{type(exc).__name__}: {exc}") from None
+
+
+def decode_batch(body: bytes | str) -> list[Event[Any]]:
+    """Parse a JSON batch (an array of events, possibly empty)."""
+    try:
+        items = parse(body)
+        if type(items) is not list:
+            raise DecodeError("invalid-batch", "a batch must be a JSON array")
+        return [from_object(item) for item in items]
+    except DecodeError:
+        raise
+    except Exception as exc:
+        raise DecodeError("invalid-message", f"{type(exc).__name__}: {exc}") from None
+
+
+def sniff(payload: bytes) -> Event[Any] | None:
+    """The structured event in ``payload`` if it is a JSON object with ``specversion``.
+
+    For transports where a CloudEvent may arrive without any content type (MQTT 3.1.1, NATS
+    before headers): anything else is a plain message (``None``).
+    """
+    head = payload[:1]
+    if head != b"{" and not (head.isspace() and payload.lstrip()[:1] == b"{"):
+        return None
+    try:
+        obj = _loads(payload)
+    except (ValueError, RecursionError):
+        return None
+    if type(obj) is not dict or "specversion" not in obj:
+        return None
+    return from_object(obj)
