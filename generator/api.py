@@ -132,7 +132,13 @@ def inspect_document(analysis: Analysis) -> dict[str, Any]:
         for m in group.messages:
             d = m.data
             entry: dict[str, Any] = {"messageid": m.id}
-            for key in ("envelope", "envelopemetadata", "protocol", "protocoloptions", "dataschemaformat"):
+            for key in (
+                "envelope",
+                "envelopemetadata",
+                "protocol",
+                "protocoloptions",
+                "dataschemaformat",
+            ):
                 if key in d:
                     entry[key] = d[key]
             if m.schema is not None:

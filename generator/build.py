@@ -114,7 +114,9 @@ class _Builder:
         self.d = diags
         self.payloads: dict[str, ir.Payload] = {}
         self.model_names = Scope(frozenset({"BaseModel", "Field", "RootModel", "Any"}))
-        self.package_methods = Scope(frozenset({"on", "dispatch", "dispatch_async", "dispatch_event"}))
+        self.package_methods = Scope(
+            frozenset({"on", "dispatch", "dispatch_async", "dispatch_event"})
+        )
 
     def warn_collision(self, loc: str, what: str, name: str, unique: str) -> None:
         file, _, ptr = loc.partition("#")
@@ -127,11 +129,21 @@ class _Builder:
             return None
         file, _, ptr = rm.location.partition("#")
         if sch.family not in ("json", "avro"):
-            self.d.warning("XRG220", file, ptr, f"payload schema format {sch.format or sch.family!r} is not modeled; data stays bytes")
+            self.d.warning(
+                "XRG220",
+                file,
+                ptr,
+                f"payload schema format {sch.format or sch.family!r} is not modeled; data stays bytes",
+            )
             return None
         ct = _declared_content_type(rm.data)
         if not is_json_content_type(ct):
-            self.d.warning("XRG221", file, ptr, f"datacontenttype {ct!r} is not JSON; the payload stays bytes (models serialize as JSON)")
+            self.d.warning(
+                "XRG221",
+                file,
+                ptr,
+                f"datacontenttype {ct!r} is not JSON; the payload stays bytes (models serialize as JSON)",
+            )
             return None
         key = schema_key(sch)
         if key in self.payloads:
@@ -160,16 +172,24 @@ class _Builder:
                 value = int(value) if value.is_integer() else str(value)
             if name == "time" and value == "0000-01-01T00:00:00Z":
                 value = None  # "now"
-            if isinstance(value, str) and kind in ("string", "uri", "urireference") and "{" in value:
+            if (
+                isinstance(value, str)
+                and kind in ("string", "uri", "urireference")
+                and "{" in value
+            ):
                 kind = "uritemplate"
-            holders = placeholders_of(value) if kind == "uritemplate" and isinstance(value, str) else ()
+            holders = (
+                placeholders_of(value) if kind == "uritemplate" and isinstance(value, str) else ()
+            )
             out.append(
                 ir.Attribute(
                     name=name,
                     kind=kind,
                     required=bool(spec.get("required", False)),
                     value=value,
-                    description=spec.get("description") if isinstance(spec.get("description"), str) else None,
+                    description=spec.get("description")
+                    if isinstance(spec.get("description"), str)
+                    else None,
                     placeholders=holders,
                     extension=name not in CE_CONTEXT,
                 )
@@ -207,7 +227,7 @@ def _pairs(value: Any) -> list[tuple[str, Any]]:
             if isinstance(item, dict) and "name" in item:
                 out.append((str(item["name"]), item.get("value")))
             elif isinstance(item, dict) and len(item) == 1:
-                (k, v), = item.items()
+                ((k, v),) = item.items()
                 out.append((str(k), v))
         return out
     return []
@@ -237,7 +257,9 @@ def _schema_name(sch: ResolvedSchema) -> str | None:
 def build(resolved: Resolved, diags: Diagnostics) -> ir.Catalog:
     b = _Builder(diags)
     groups: list[ir.MessageGroup] = []
-    group_names = Scope(frozenset({"Dispatcher", "Producer", "Event", "DecodeError", "MessageInfo"}))
+    group_names = Scope(
+        frozenset({"Dispatcher", "Producer", "Event", "DecodeError", "MessageInfo"})
+    )
     for rg in resolved.groups:
         gname, collided = group_names.claim(pascal(rg.id))
         if collided:
@@ -256,8 +278,12 @@ def build(resolved: Resolved, diags: Diagnostics) -> ir.Catalog:
             ir.MessageGroup(
                 id=rg.id,
                 py_name=gname,
-                description=rg.data.get("description") if isinstance(rg.data.get("description"), str) else None,
-                envelope=rg.data.get("envelope") if isinstance(rg.data.get("envelope"), str) else None,
+                description=rg.data.get("description")
+                if isinstance(rg.data.get("description"), str)
+                else None,
+                envelope=rg.data.get("envelope")
+                if isinstance(rg.data.get("envelope"), str)
+                else None,
                 messages=tuple(messages),
                 common_placeholders=common,
                 location=f"{rg.file}#{rg.pointer}",
@@ -289,7 +315,9 @@ def _message(b: _Builder, rm: ResolvedMessage, py_name: str, pkg_name: str) -> i
             py, collided = scope.claim(snake(a.name))
             if collided:
                 b.warn_collision(rm.location, "attribute", snake(a.name), py)
-            free_ext.append(ir.Attribute(a.name, a.kind, a.required, None, a.description, (), True, py))
+            free_ext.append(
+                ir.Attribute(a.name, a.kind, a.required, None, a.description, (), True, py)
+            )
         else:
             free_ext.append(a)
     ct = _declared_content_type(data)
@@ -303,9 +331,13 @@ def _message(b: _Builder, rm: ResolvedMessage, py_name: str, pkg_name: str) -> i
         attributes=tuple(free_ext),
         protocol=protocol,
         options=options,
-        protocoloptions=data.get("protocoloptions") if isinstance(data.get("protocoloptions"), dict) else None,
+        protocoloptions=data.get("protocoloptions")
+        if isinstance(data.get("protocoloptions"), dict)
+        else None,
         datacontenttype=ct,
-        dataschemauri=data.get("dataschemauri") if isinstance(data.get("dataschemauri"), str) else None,
+        dataschemauri=data.get("dataschemauri")
+        if isinstance(data.get("dataschemauri"), str)
+        else None,
         payload=b.payload(rm),
         placeholders=tuple(placeholders),
         alias_of=rm.alias_of,

@@ -44,13 +44,19 @@ def _loose(*kinds: type, what: str) -> Any:
     """A protocol option value: one of ``kinds``, a template string, or an attribute definition."""
 
     def check(v: Any) -> Any:
-        if v is None or isinstance(v, str) or (isinstance(v, kinds) and not _bool_for_int(v, kinds)):
+        if (
+            v is None
+            or isinstance(v, str)
+            or (isinstance(v, kinds) and not _bool_for_int(v, kinds))
+        ):
             return v
         if isinstance(v, dict):
             problem = _attr_def_error(v)
             if problem is None:
                 return v
-            raise PydanticCustomError("attribute_def", "invalid attribute definition: {p}", {"p": problem})
+            raise PydanticCustomError(
+                "attribute_def", "invalid attribute definition: {p}", {"p": problem}
+            )
         raise PydanticCustomError(
             "loose_value",
             "expected {what}, a template string or an attribute definition {{type, value, ...}}",

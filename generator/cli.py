@@ -42,22 +42,43 @@ def _settings(path: Path) -> dict[str, Any]:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="xrgen", description="Typed Python packages from xRegistry message catalogs.")
+    p = argparse.ArgumentParser(
+        prog="xrgen", description="Typed Python packages from xRegistry message catalogs."
+    )
     p.add_argument("--version", action="version", version=f"xrgen {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 
     def common(sp: argparse.ArgumentParser) -> None:
-        sp.add_argument("catalogs", nargs="*", help="catalog files, split-file folders or http(s) URLs (later shadows earlier)")
-        sp.add_argument("--strict", action="store_true", default=None, help="treat warnings as errors")
-        sp.add_argument("--config", default="pyproject.toml", help="pyproject.toml with [tool.xrgen] settings")
+        sp.add_argument(
+            "catalogs",
+            nargs="*",
+            help="catalog files, split-file folders or http(s) URLs (later shadows earlier)",
+        )
+        sp.add_argument(
+            "--strict", action="store_true", default=None, help="treat warnings as errors"
+        )
+        sp.add_argument(
+            "--config", default="pyproject.toml", help="pyproject.toml with [tool.xrgen] settings"
+        )
 
     g = sub.add_parser("generate", help="generate the Python package")
     common(g)
     g.add_argument("--out", help="output folder (the package goes to OUT/PACKAGE)")
     g.add_argument("--package", help="Python package name")
-    g.add_argument("--check", action="store_true", help="write nothing; print a diff and exit 1 if anything would change")
-    g.add_argument("--no-spark", dest="spark", action="store_false", default=None, help="leave out spark.py")
-    g.add_argument("--pyproject", action="store_true", default=None, help="also write OUT/pyproject.toml for the package")
+    g.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; print a diff and exit 1 if anything would change",
+    )
+    g.add_argument(
+        "--no-spark", dest="spark", action="store_false", default=None, help="leave out spark.py"
+    )
+    g.add_argument(
+        "--pyproject",
+        action="store_true",
+        default=None,
+        help="also write OUT/pyproject.toml for the package",
+    )
     g.add_argument("--no-cache", action="store_true", help="do not use the formatting cache")
     g.add_argument("--quiet", action="store_true", help="no progress display")
     v = sub.add_parser("validate", help="load, validate and resolve; print diagnostics")
@@ -109,7 +130,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
 
-def _generate(args: argparse.Namespace, settings: dict[str, Any], catalogs: list[str], strict: bool) -> int:
+def _generate(
+    args: argparse.Namespace, settings: dict[str, Any], catalogs: list[str], strict: bool
+) -> int:
     out = args.out or settings.get("out")
     package = args.package or settings.get("package")
     if not out or not package:
@@ -117,7 +140,9 @@ def _generate(args: argparse.Namespace, settings: dict[str, Any], catalogs: list
     if not _PACKAGE.match(package):
         raise UsageError(f"--package {package!r} is not a Python identifier")
     spark = args.spark if args.spark is not None else bool(settings.get("spark", True))
-    pyproject = bool(args.pyproject if args.pyproject is not None else settings.get("pyproject", False))
+    pyproject = bool(
+        args.pyproject if args.pyproject is not None else settings.get("pyproject", False)
+    )
     progress = None if args.quiet else _progress()
     result = api.generate(
         catalogs,

@@ -7,7 +7,8 @@ thousands of lines, so formatting is cached at two levels:
 2. top-level chunks by *shape*: templates mark statement boundaries with ``render.CHUNK``; each
    chunk is formatted alone, after every ASCII digit has become ``0`` and every identifier of
    three or more characters that is not a keyword has been replaced by a placeholder of the same
-   length (``Q`` + base-36 index); digits are put back in order afterwards. black's
+   length (``Q`` + base-36 index); digits are put back in order afterwards. Long classes are
+   split further at ``render.MEMBER`` marks, each method formatted alone. black's
    decisions depend on token kinds and line lengths, not on identifier spelling, so the
    formatted placeholder text maps back exactly; chunks that differ only in names (one per
    message, typically) are formatted once. Chunks are joined with two blank lines, which black
@@ -30,7 +31,7 @@ from pathlib import Path
 
 import black
 
-from .render import CHUNK
+from .render import CHUNK, MEMBER
 
 _MODE = black.Mode()
 _WORD = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]*")
@@ -41,6 +42,8 @@ _KEEP = (
 )
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 _SPLIT = "\n" + CHUNK + "\n"
+_MEMBER_SPLIT = re.compile(r"\n[ ]*" + re.escape(MEMBER) + r"\n")
+_WRAPPER = "class Q:\n"
 _DIGIT = re.compile("[0-9]")
 _ZERO = str.maketrans("123456789", "000000000")
 
@@ -87,9 +90,13 @@ def denormalize(text: str, back: dict[str, str]) -> str:
 class Formatter:
     """Formats generated modules with black; see the module docstring for the caching."""
 
-    def __init__(self, cache_dir: str | os.PathLike[str] | None = None, use_cache: bool = True) -> None:
+    def __init__(
+        self, cache_dir: str | os.PathLike[str] | None = None, use_cache: bool = True
+    ) -> None:
         self.use_cache = use_cache
-        root = Path(cache_dir or os.environ.get("XRGEN_CACHE_DIR") or Path.home() / ".cache" / "xrgen")
+        root = Path(
+            cache_dir or os.environ.get("XRGEN_CACHE_DIR") or Path.home() / ".cache" / "xrgen"
+        )
         self.path = root / f"black-{black.__version__}.pickle"
         self.files: dict[str, str] = {}
         self.shapes: dict[str, str] = {}
@@ -121,6 +128,19 @@ class Formatter:
             pass
 
     def chunk(self, text: str) -> str:
+        """Format one top-level statement; a class whose template marked its members is
+        formatted member by member (each inside a stand-in ``class Q:``), one blank line
+        between members as black puts them."""
+        if MEMBER not in text:
+            return self._shape(text)
+        head, *members = _MEMBER_SPLIT.split(text)
+        parts = [self._shape(head).rstrip("\n")]
+        for member in members:
+            done = self._shape(_WRAPPER + member.strip("\n"))
+            parts.append(done[len(_WRAPPER) :].strip("\n"))
+        return "\n\n".join(parts) + "\n"
+
+    def _shape(self, text: str) -> str:
         digits = _DIGIT.findall(text)
         norm, back = normalize(text.translate(_ZERO))
         key = hashlib.sha256(norm.encode()).hexdigest()

@@ -29,8 +29,10 @@ def py_value(value: Any) -> str:
         return py_str(value)
     if isinstance(value, (list, tuple)):
         inner = ", ".join(py_value(v) for v in value)
-        return f"({inner},)" if isinstance(value, tuple) and len(value) == 1 else (
-            f"({inner})" if isinstance(value, tuple) else f"[{inner}]"
+        return (
+            f"({inner},)"
+            if isinstance(value, tuple) and len(value) == 1
+            else (f"({inner})" if isinstance(value, tuple) else f"[{inner}]")
         )
     if isinstance(value, dict):
         return "{" + ", ".join(f"{py_str(str(k))}: {py_value(v)}" for k, v in value.items()) + "}"
@@ -53,7 +55,7 @@ def docstring(text: str | None, indent: str = "") -> str:
 
     Backslashes are doubled and ``\"\"\"`` broken up, so the text can neither end the literal nor
     form escapes; non-printable characters become spaces; lines are re-indented with
-    ``indent``. Trailing quote characters are avoided because black would need to add a space.
+    ``indent``. A trailing quote gets a space, as black would add.
     """
     if not text or not text.strip():
         return ""
@@ -65,7 +67,7 @@ def docstring(text: str | None, indent: str = "") -> str:
     body = ("\n" + indent).join(lines).replace("\n" + indent + "\n", "\n\n")
     body = "\n".join(ln if ln.strip() else "" for ln in body.split("\n"))
     if body.endswith('"'):
-        body = body[:-1] + '\\"'
+        body += " "  # as black pads a docstring that ends in a quote
     if len(lines) > 1:
         return f'"""{body}\n{indent}"""'
     return f'"""{body}"""'

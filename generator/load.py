@@ -24,13 +24,16 @@ inlined in the registry document.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import re
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +63,22 @@ def is_io_error(code: str) -> bool:
     return code in IO_ERROR_CODES
 
 
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector while building large acyclic JSON trees.
+
+    Parsing and walking a big catalog allocates millions of containers; the collector's full
+    passes over them made a 10x larger catalog take 25x longer. Catalog data holds no cycles,
+    so pausing is safe; the previous state is restored on exit."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 # --------------------------------------------------------------------------------------------
 # format / protocol spelling helpers (used by validate and resolve)
 
@@ -69,6 +88,7 @@ _PROTO_NAMES = frozenset({"protobuf", "proto", "proto3", "proto2", "protocolbuff
 _DRAFT_RE = re.compile(r"^(?:draft[-/_ ]?)?0?(\d)$|^(?:draft[-/_ ]?)?(20\d\d-\d\d)$")
 
 
+@lru_cache(maxsize=1024)
 def _split_format(s: str) -> tuple[str, str]:
     name, _, version = s.strip().lower().partition("/")
     return name.strip(), version.strip()
@@ -285,7 +305,10 @@ def _load_url(url: str, timeout: float) -> Any:
     doc = _fetch(url, timeout)
     if not isinstance(doc, dict) or not _missing_collections(doc):
         return doc
-    inlined = _fetch(_add_query(url, inline="*"), timeout)
+    try:
+        inlined = _fetch(_add_query(url, inline="*"), timeout)
+    except _SourceError:
+        inlined = None  # a server without the inline flag: fetch the collections instead
     if isinstance(inlined, dict):
         doc = inlined
     for coll in _missing_collections(doc):
@@ -855,16 +878,22 @@ def load(
     """
     reg = Registry()
     st = _Stacker(reg, diags)
-    for source in sources:
-        name = display_name(source)
-        reg.sources.append(name)
-        try:
-            if _URL_RE.match(source):
-                st.document(_load_url(source, timeout), name)
-            elif Path(source).is_dir():
-                _load_folder(Path(source), name, st)
-            else:
-                st.document(_read_file(Path(source)), name)
-        except _SourceError as e:
-            diags.error(e.code, name, "", e.message)
+    with paused_gc():
+        for source in sources:
+            _load_source(source, reg, st, timeout)
     return reg
+
+
+def _load_source(source: str, reg: Registry, st: _Stacker, timeout: float) -> None:
+    """Load one source into the registry; read/parse failures become diagnostics."""
+    name = display_name(source)
+    reg.sources.append(name)
+    try:
+        if _URL_RE.match(source):
+            st.document(_load_url(source, timeout), name)
+        elif Path(source).is_dir():
+            _load_folder(Path(source), name, st)
+        else:
+            st.document(_read_file(Path(source)), name)
+    except _SourceError as e:
+        st.diags.error(e.code, name, "", e.message)

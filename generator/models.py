@@ -26,7 +26,7 @@ import re
 import tokenize
 import urllib.parse
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,7 +69,13 @@ def render_models(payloads: Sequence[ir.Payload]) -> ModelsSource:
     avro_payloads = [p for p in payloads if p.format == "avro"]
     other = [p for p in payloads if p.format not in ("json", "avro")]
     for p in other:
-        diags.append((p.location, XRG_JSON_UNMAPPED, f"schema format {p.format!r} is not modeled; permissive model"))
+        diags.append(
+            (
+                p.location,
+                XRG_JSON_UNMAPPED,
+                f"schema format {p.format!r} is not modeled; permissive model",
+            )
+        )
     scope = Scope(frozenset(roots) | _ALWAYS_RESERVED)
     json_code = _JsonBatch(json_payloads, imports, scope, diags).render()
     avro_code = _AvroModule(avro_payloads, imports, scope, diags).render()
@@ -85,7 +91,16 @@ def render_models(payloads: Sequence[ir.Payload]) -> ModelsSource:
 
 #: names the module may import; nested (non-root) classes never take them
 _ALWAYS_RESERVED = frozenset(
-    {"annotations", "Annotated", "Any", "BaseModel", "ConfigDict", "Decimal", "Enum", "Field"}
+    {
+        "annotations",
+        "Annotated",
+        "Any",
+        "BaseModel",
+        "ConfigDict",
+        "Decimal",
+        "Enum",
+        "Field",
+    }
     | {"RootModel", "UUID", "date", "datetime", "time"}
 )
 
@@ -111,7 +126,9 @@ class _Imports:
         for module, name, local in sorted(self._names):
             if not re.search(rf"\b{re.escape(local)}\b", body):
                 continue
-            by_module.setdefault(module, []).append(name if local == name else f"{name} as {local}")
+            by_module.setdefault(module, []).append(
+                name if local == name else f"{name} as {local}"
+            )
         std = sorted(m for m in by_module if m not in ("__future__", "pydantic"))
         lines = ["from __future__ import annotations", ""]
         lines += [f"from {m} import {', '.join(by_module[m])}" for m in std]
@@ -124,7 +141,9 @@ def _permissive(name: str, imports: _Imports, schema: Any) -> str:
     """A model that accepts what the (unmappable) schema might describe."""
     doc = '    """Permissive model: the payload schema could not be mapped (see diagnostics)."""\n'
     objectish = isinstance(schema, dict) and (
-        schema.get("type") in ("object", "record", "error") or "properties" in schema or "fields" in schema
+        schema.get("type") in ("object", "record", "error")
+        or "properties" in schema
+        or "fields" in schema
     )
     if objectish:
         cfg = imports.use("pydantic", "ConfigDict")
@@ -136,9 +155,21 @@ def _permissive(name: str, imports: _Imports, schema: Any) -> str:
     return f"class {name}({imports.use('pydantic', 'RootModel')}[{any_}]):\n{doc}\n    root: {any_}"
 
 
+def _docstring(text: Any, indent: str = "    ") -> str:
+    """``literals.docstring``, checked to be exactly one string literal (else a repr string)."""
+    if not isinstance(text, str):
+        return ""
+    doc = docstring(text, indent)
+    try:
+        ok = not doc or isinstance(ast.literal_eval(doc), str)
+    except (SyntaxError, ValueError):
+        ok = False
+    return doc if ok else py_str(" ".join(text.split()))
+
+
 def _subclass(name: str, base: str, description: Any) -> str:
     """A payload whose schema has the shape of another one: a cheap subclass."""
-    doc = docstring(description, "    ") if isinstance(description, str) else ""
+    doc = _docstring(description)
     return f"class {name}({base}):\n    {doc or 'pass'}"
 
 
@@ -147,11 +178,22 @@ def _subclass(name: str, base: str, description: Any) -> str:
 #: root keywords that do not change the shape of a schema
 _ROOT_META = ("title", "$id", "id", "$schema", "description", "$comment")
 #: keywords whose value is a map name -> schema (property order is kept, others sorted)
-_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "definitions", "$defs", "dependentSchemas"})
+_SCHEMA_MAPS = frozenset(
+    {"properties", "patternProperties", "definitions", "$defs", "dependentSchemas"}
+)
 _ORDERED_MAPS = frozenset({"properties", "patternProperties"})
 #: keywords whose value is a schema
 _SCHEMA_ONE = frozenset(
-    {"items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames"}
+    {
+        "items",
+        "additionalProperties",
+        "not",
+        "if",
+        "then",
+        "else",
+        "contains",
+        "propertyNames",
+    }
     | {"unevaluatedItems", "unevaluatedProperties", "additionalItems", "contentSchema"}
 )
 #: keywords whose value is a list of schemas
@@ -174,7 +216,7 @@ def _escape(token: str) -> str:
 RefFn = Callable[[str], "str | None"]
 
 
-def _walk(schema: Any, ref: RefFn, top: bool = False) -> Any:
+def _walk(schema: Any, ref: RefFn) -> Any:
     """A copy of ``schema`` with keys sorted (except property order), ``$ref``s mapped by
     ``ref`` (``None`` drops the ``$ref``: typed ``Any``) and email formats plain."""
     if not isinstance(schema, dict):
@@ -195,7 +237,10 @@ def _walk(schema: Any, ref: RefFn, top: bool = False) -> Any:
             out[key] = [_walk(v, ref) for v in value]
         elif key in _SCHEMA_ONE or (key == "dependencies" and isinstance(value, dict)):
             if key == "dependencies":
-                out[key] = {n: _walk(v, ref) if isinstance(v, dict) else v for n, v in sorted(value.items())}
+                out[key] = {
+                    n: _walk(v, ref) if isinstance(v, dict) else v
+                    for n, v in sorted(value.items())
+                }
             else:
                 out[key] = _walk(value, ref)
         else:
@@ -216,7 +261,13 @@ class _Shape:
 class _JsonBatch:
     """All JSON Schema payloads of a module through one datamodel-code-generator call."""
 
-    def __init__(self, payloads: Sequence[ir.Payload], imports: _Imports, scope: Scope, diags: list[Diag]) -> None:
+    def __init__(
+        self,
+        payloads: Sequence[ir.Payload],
+        imports: _Imports,
+        scope: Scope,
+        diags: list[Diag],
+    ) -> None:
         self.payloads = payloads
         self.imports = imports
         self.scope = scope
@@ -227,7 +278,13 @@ class _JsonBatch:
         """Schema without root meta keywords, ``$id``-absolute refs made local, refs checked."""
         schema = p.schema if isinstance(p.schema, dict) else {}
         if not isinstance(p.schema, (dict, bool)):
-            self.diags.append((p.location, XRG_JSON_UNMAPPED, "payload schema is not a JSON object; typed Any"))
+            self.diags.append(
+                (
+                    p.location,
+                    XRG_JSON_UNMAPPED,
+                    "payload schema is not a JSON object; typed Any",
+                )
+            )
         root_id = schema.get("$id", schema.get("id"))
         base = root_id.split("#", 1)[0] if isinstance(root_id, str) else None
         bad: list[str] = []
@@ -244,7 +301,11 @@ class _JsonBatch:
         out = _walk(body, local)
         for ref in sorted(set(bad)):
             self.diags.append(
-                (p.location, XRG_REF_UNSUPPORTED, f"$ref {ref!r} is not a local JSON pointer; typed Any")
+                (
+                    p.location,
+                    XRG_REF_UNSUPPORTED,
+                    f"$ref {ref!r} is not a local JSON pointer; typed Any",
+                )
             )
         return out if isinstance(out, dict) else {}
 
@@ -252,7 +313,9 @@ class _JsonBatch:
         shapes: dict[str, _Shape] = {}
         for p in self.payloads:
             norm = self._normalize(p)
-            key = json.dumps(norm, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+            key = json.dumps(
+                norm, sort_keys=True, separators=(",", ":"), ensure_ascii=False
+            )
             shape = shapes.get(key)
             if shape is None:
                 shapes[key] = _Shape(len(shapes), norm, [p])
@@ -276,20 +339,30 @@ class _JsonBatch:
         target = schema.get("$ref")
         if set(schema) == {"$ref"} and isinstance(target, str):
             parts = [_unescape(t) for t in target[1:].split("/")[1:]]
-            if len(parts) == 2 and parts[0] in ("definitions", "$defs") and parts[1] in defs:
+            if (
+                len(parts) == 2
+                and parts[0] in ("definitions", "$defs")
+                and parts[1] in defs
+            ):
                 alias_root = parts[1]
                 hoisted[alias_root] = root_ph
 
         def relocate(ref: str) -> str:
             parts = [_unescape(t) for t in ref[1:].split("/")[1:]]
-            if len(parts) >= 2 and parts[0] in ("definitions", "$defs") and parts[1] in hoisted:
+            if (
+                len(parts) >= 2
+                and parts[0] in ("definitions", "$defs")
+                and parts[1] in hoisted
+            ):
                 new = ["$defs", hoisted[parts[1]], *parts[2:]]
             else:
                 new = ["$defs", root_ph, *parts]
             return "#" + "".join("/" + _escape(t) for t in new)
 
         if alias_root is not None:
-            schema = dict(defs[alias_root]) if isinstance(defs[alias_root], dict) else {}
+            schema = (
+                dict(defs[alias_root]) if isinstance(defs[alias_root], dict) else {}
+            )
         placed = {root_ph: _walk(schema, relocate)}
         if isinstance(description, str) and "description" not in placed[root_ph]:
             placed[root_ph]["description"] = description
@@ -301,8 +374,9 @@ class _JsonBatch:
     # -- dcg -----------------------------------------------------------------------
     @staticmethod
     def _dcg(defs: dict[str, Any]) -> tuple[str, list[str]]:
-        from datamodel_code_generator import DataModelType, InputFileType, PythonVersion, generate
-        from datamodel_code_generator.format import DatetimeClassType
+        from datamodel_code_generator import generate
+        from datamodel_code_generator.enums import DataModelType, InputFileType
+        from datamodel_code_generator.format import DatetimeClassType, PythonVersion
 
         doc = {"$defs": defs}
         with warnings.catch_warnings(record=True) as caught:
@@ -333,12 +407,23 @@ class _JsonBatch:
         """One dcg call for every mappable shape; failing shapes are found and made permissive."""
         defs: dict[str, Any] = {}
         for s in shapes:
-            defs.update(self._place(s, s.payloads[0].schema.get("description") if isinstance(s.payloads[0].schema, dict) else None))
+            defs.update(
+                self._place(
+                    s,
+                    (
+                        s.payloads[0].schema.get("description")
+                        if isinstance(s.payloads[0].schema, dict)
+                        else None
+                    ),
+                )
+            )
         if not defs:
             return ""
         try:
             out, notes = self._dcg(defs)
-        except Exception:  # noqa: BLE001 - dcg raises many types; isolate the culprit below
+        except (
+            Exception
+        ):  # noqa: BLE001 - dcg raises many types; isolate the culprit below
             for s in shapes:
                 try:
                     self._dcg(self._place(s, None))
@@ -365,13 +450,15 @@ class _JsonBatch:
     def _note(self, note: str, shapes: list[_Shape]) -> None:
         """A dcg warning as a diagnostic, at the payload it names (placeholders translated)."""
         found = _ANY_PLACEHOLDER.search(note)
-        owner = shapes_by_index(shapes, int(found.group(1))).payloads[0] if found else None
+        owner = _shape_at(shapes, int(found.group(1))).payloads[0] if found else None
         if owner is None and len(shapes) == 1:
             owner = shapes[0].payloads[0]
         names = {f"Xrgp{s.index}R": s.payloads[0].model_name for s in shapes}
         text = _ANY_PLACEHOLDER.sub(lambda m: names.get(m.group(0), m.group(0)), note)
         where = owner.location if owner else "models"
-        self.diags.append((where, XRG_JSON_WARNING, f"datamodel-code-generator: {text}"))
+        self.diags.append(
+            (where, XRG_JSON_WARNING, f"datamodel-code-generator: {text}")
+        )
 
     # -- post-processing -------------------------------------------------------------
     def render(self) -> str:
@@ -390,7 +477,9 @@ class _JsonBatch:
             if s.permissive:
                 blocks.append(_permissive(first.model_name, self.imports, first.schema))
             for p in s.payloads[1:]:
-                desc = p.schema.get("description") if isinstance(p.schema, dict) else None
+                desc = (
+                    p.schema.get("description") if isinstance(p.schema, dict) else None
+                )
                 blocks.append(_subclass(p.model_name, first.model_name, desc))
         return "\n\n\n".join(b for b in blocks if b)
 
@@ -409,7 +498,12 @@ class _JsonBatch:
             if isinstance(node, (ast.Import, ast.ImportFrom)) or (
                 isinstance(node, ast.ClassDef) and node.name == _DCG_ROOT
             ):
-                start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+                start = min(
+                    [
+                        node.lineno,
+                        *(d.lineno for d in getattr(node, "decorator_list", [])),
+                    ]
+                )
                 drop.update(range(start - 1, node.end_lineno or node.lineno))
         rename: dict[str, str] = {}
         for local, (module, name) in imported.items():
@@ -417,7 +511,11 @@ class _JsonBatch:
                 rename[local] = self.imports.use(module, name, local)
                 if rename[local] not in self.scope:
                     self.scope.claim(rename[local])
-        roots = {f"Xrgp{s.index}R": s.payloads[0].model_name for s in shapes if not s.permissive}
+        roots = {
+            f"Xrgp{s.index}R": s.payloads[0].model_name
+            for s in shapes
+            if not s.permissive
+        }
         wrappers: list[str] = []
         for node in classes:
             if node.name == _DCG_ROOT:
@@ -425,13 +523,16 @@ class _JsonBatch:
             m = _PLACEHOLDER.match(node.name)
             if m and node.name in roots and _is_enum(node):
                 stem = roots[node.name]
-                rename[node.name] = self._claim(stem + "Enum", shapes_by_index(shapes, int(m.group(1))).payloads[0].location)
+                rename[node.name] = self._claim(
+                    stem + "Enum",
+                    _shape_at(shapes, int(m.group(1))).payloads[0].location,
+                )
                 wrappers.append(self._enum_wrapper(stem, rename[node.name]))
             elif m and node.name in roots:
                 rename[node.name] = roots[node.name]
             elif m:
                 index = int(m.group(1))
-                owner = shapes_by_index(shapes, index).payloads[0]
+                owner = _shape_at(shapes, index).payloads[0]
                 rest = _ANY_PLACEHOLDER.sub("", m.group(2))
                 rename[node.name] = self._claim(owner.model_name + rest, owner.location)
             else:
@@ -441,12 +542,20 @@ class _JsonBatch:
             kept.pop(0)
         body = "\n".join(kept).strip() + "\n"
         body = _rename_tokens(body, rename)
-        return (body.rstrip() + ("\n\n\n" + "\n\n\n".join(wrappers) if wrappers else "")).strip()
+        return (
+            body.rstrip() + ("\n\n\n" + "\n\n\n".join(wrappers) if wrappers else "")
+        ).strip()
 
     def _claim(self, name: str, where: str) -> str:
         unique, collided = self.scope.claim(name)
         if collided:
-            self.diags.append((where, XRG_NAME_TAKEN, f"model class name {name!r} is taken; using {unique!r}"))
+            self.diags.append(
+                (
+                    where,
+                    XRG_NAME_TAKEN,
+                    f"model class name {name!r} is taken; using {unique!r}",
+                )
+            )
         return unique
 
     def _enum_wrapper(self, name: str, enum_name: str) -> str:
@@ -454,13 +563,16 @@ class _JsonBatch:
         return f"class {name}({root}[{enum_name}]):\n    root: {enum_name}"
 
 
-def shapes_by_index(shapes: list[_Shape], index: int) -> _Shape:
+def _shape_at(shapes: list[_Shape], index: int) -> _Shape:
     """The shape with ``index`` (shapes are numbered in order of first appearance)."""
     return next(s for s in shapes if s.index == index)
 
 
 def _is_enum(node: ast.ClassDef) -> bool:
-    return any(isinstance(b, ast.Name) and b.id in ("Enum", "StrEnum", "IntEnum") for b in node.bases)
+    return any(
+        isinstance(b, ast.Name) and b.id in ("Enum", "StrEnum", "IntEnum")
+        for b in node.bases
+    )
 
 
 def _rename_tokens(code: str, mapping: dict[str, str]) -> str:
@@ -470,7 +582,11 @@ def _rename_tokens(code: str, mapping: dict[str, str]) -> str:
     lines = code.splitlines(keepends=True)
     edits: dict[int, list[tuple[int, int, str]]] = {}
     for tok in tokenize.generate_tokens(io.StringIO(code).readline):
-        if tok.type == tokenize.NAME and tok.string in mapping and mapping[tok.string] != tok.string:
+        if (
+            tok.type == tokenize.NAME
+            and tok.string in mapping
+            and mapping[tok.string] != tok.string
+        ):
             row, col = tok.start
             edits.setdefault(row - 1, []).append((col, tok.end[1], mapping[tok.string]))
     for row, changes in edits.items():
@@ -508,7 +624,9 @@ _AVRO_LOGICAL = {
     "decimal": ("decimal", "Decimal"),
 }
 _NAMED = ("record", "error", "enum", "fixed")
-_BASEMODEL_ATTRS = frozenset(n for n in dir(__import__("pydantic").BaseModel) if not n.startswith("__"))
+_BASEMODEL_ATTRS = frozenset(
+    n for n in dir(__import__("pydantic").BaseModel) if not n.startswith("__")
+)
 _MODULE_LOWER = frozenset({"date", "datetime", "time"})
 
 
@@ -557,7 +675,9 @@ class _AvroSchema:
             return {**schema, "items": self._collect(schema.get("items"), ns, owner)}
         if kind == "map":
             return {**schema, "values": self._collect(schema.get("values"), ns, owner)}
-        if isinstance(kind, (dict, list)) or (isinstance(kind, str) and kind not in _AVRO_PRIMITIVES):
+        if isinstance(kind, (dict, list)) or (
+            isinstance(kind, str) and kind not in _AVRO_PRIMITIVES
+        ):
             return self._collect(kind, ns, owner)
         return schema
 
@@ -578,7 +698,11 @@ class _AvroSchema:
         full = f"{space}.{short}" if space else short
         if full in self.named:
             raise AvroError(f"Avro type {full!r} is defined twice")
-        flat = {k: v for k, v in schema.items() if k not in ("namespace", "fields", "aliases")}
+        flat = {
+            k: v
+            for k, v in schema.items()
+            if k not in ("namespace", "fields", "aliases")
+        }
         flat["name"] = full
         node = _Named(full, schema["type"], flat, set())
         self.named[full] = node
@@ -594,9 +718,16 @@ class _AvroSchema:
         return full
 
     def _field(self, f: Any, ns: str, deps: set[str], record: str) -> dict[str, Any]:
-        if not isinstance(f, dict) or not isinstance(f.get("name"), str) or "type" not in f:
+        if (
+            not isinstance(f, dict)
+            or not isinstance(f.get("name"), str)
+            or "type" not in f
+        ):
             raise AvroError(f"bad field in record {record!r}: {json.dumps(f)[:80]}")
-        return {**{k: v for k, v in f.items() if k != "aliases"}, "type": self._collect(f["type"], ns, deps)}
+        return {
+            **{k: v for k, v in f.items() if k != "aliases"},
+            "type": self._collect(f["type"], ns, deps),
+        }
 
     def closure(self, full: str) -> str:
         """A signature of a named type with everything it references (for cross-payload reuse)."""
@@ -607,13 +738,21 @@ class _AvroSchema:
             if n not in seen:
                 seen.add(n)
                 stack.extend(self.named[n].deps)
-        return json.dumps([[n, self.named[n].flat] for n in sorted(seen)], sort_keys=True)
+        return json.dumps(
+            [[n, self.named[n].flat] for n in sorted(seen)], sort_keys=True
+        )
 
 
 class _AvroModule:
     """Avro payloads -> pydantic source; identical named types are emitted once."""
 
-    def __init__(self, payloads: Sequence[ir.Payload], imports: _Imports, scope: Scope, diags: list[Diag]) -> None:
+    def __init__(
+        self,
+        payloads: Sequence[ir.Payload],
+        imports: _Imports,
+        scope: Scope,
+        diags: list[Diag],
+    ) -> None:
         self.payloads = payloads
         self.imports = imports
         self.scope = scope
@@ -636,7 +775,11 @@ class _AvroModule:
     def _payload(self, p: ir.Payload) -> None:
         parsed = _AvroSchema(p.schema)
         root = parsed.root
-        root_record = isinstance(root, str) and root in parsed.named and parsed.named[root].kind in ("record", "error")
+        root_record = (
+            isinstance(root, str)
+            and root in parsed.named
+            and parsed.named[root].kind in ("record", "error")
+        )
         pending: list[_Named] = []
         for node in parsed.named.values():
             sig = parsed.closure(node.fullname)
@@ -648,13 +791,21 @@ class _AvroModule:
                 self.by_signature[sig] = node.cls
                 pending.append(node)
             else:
-                node.cls = self._claim(pascal(node.fullname.rpartition(".")[2]), p.location)
+                node.cls = self._claim(
+                    pascal(node.fullname.rpartition(".")[2]), p.location
+                )
                 self.by_signature[sig] = node.cls
                 pending.append(node)
         for node in _post_order(parsed, root, pending):
             self.blocks.append(self._named(node, parsed))
         if root_record and parsed.named[root].cls != p.model_name:
-            self.blocks.append(_subclass(p.model_name, parsed.named[root].cls, parsed.named[root].flat.get("doc")))
+            self.blocks.append(
+                _subclass(
+                    p.model_name,
+                    parsed.named[root].cls,
+                    parsed.named[root].flat.get("doc"),
+                )
+            )
         elif not root_record:
             rm = self.imports.use("pydantic", "RootModel")
             t = self._type(root, parsed)
@@ -663,18 +814,29 @@ class _AvroModule:
     def _claim(self, name: str, where: str) -> str:
         unique, collided = self.scope.claim(name)
         if collided:
-            self.diags.append((where, XRG_NAME_TAKEN, f"model class name {name!r} is taken; using {unique!r}"))
+            self.diags.append(
+                (
+                    where,
+                    XRG_NAME_TAKEN,
+                    f"model class name {name!r} is taken; using {unique!r}",
+                )
+            )
         return unique
 
     # -- classes ------------------------------------------------------------------
     def _named(self, node: _Named, parsed: _AvroSchema) -> str:
-        doc = docstring(node.flat.get("doc") if isinstance(node.flat.get("doc"), str) else None, "    ")
+        doc = _docstring(node.flat.get("doc"))
         head = [f"    {doc}"] if doc else []
         if node.kind == "enum":
             enum = self.imports.use("enum", "Enum")
             members = Scope(_RESERVED_MEMBERS)
-            lines = [f"    {members.claim(_member(s))[0]} = {py_str(str(s))}" for s in node.flat["symbols"]]
-            return "\n".join([f"class {node.cls}({enum}):", *head, *(lines or ["    pass"])])
+            lines = [
+                f"    {members.claim(_member(s))[0]} = {py_str(str(s))}"
+                for s in node.flat["symbols"]
+            ]
+            return "\n".join(
+                [f"class {node.cls}({enum}):", *head, *(lines or ["    pass"])]
+            )
         if node.kind == "fixed":
             rm = self.imports.use("pydantic", "RootModel")
             t = self._type(node.fullname, parsed, expand_fixed=True)
@@ -682,7 +844,9 @@ class _AvroModule:
         base = self.imports.use("pydantic", "BaseModel")
         cfg = self.imports.use("pydantic", "ConfigDict")
         lines = [f"class {node.cls}({base}):", *head]
-        lines.append(f"    model_config = {cfg}(populate_by_name=True, protected_namespaces=())")
+        lines.append(
+            f"    model_config = {cfg}(populate_by_name=True, protected_namespaces=())"
+        )
         names = Scope(_BASEMODEL_ATTRS | _MODULE_LOWER | {"model_config"})
         for f in node.flat["fields"]:
             lines.append("    " + self._field(f, parsed, names))
@@ -697,7 +861,7 @@ class _AvroModule:
         simple_default = None
         if "default" in f:
             literal = self._default(f["type"], f["default"], parsed)
-            if _is_plain(f["type"], parsed, f["default"]):
+            if _is_plain(f["type"], f["default"]):
                 simple_default = literal
             else:
                 args += [f"default={literal}", "validate_default=True"]
@@ -709,7 +873,9 @@ class _AvroModule:
             if simple_default is not None:
                 args.insert(0, f"default={simple_default}")
             return f"{py}: {t} = {self.imports.use('pydantic', 'Field')}({', '.join(args)})"
-        return f"{py}: {t}" + (f" = {simple_default}" if simple_default is not None else "")
+        return f"{py}: {t}" + (
+            f" = {simple_default}" if simple_default is not None else ""
+        )
 
     def _default(self, schema: Any, value: Any, parsed: _AvroSchema) -> str:
         branch = schema[0] if isinstance(schema, list) and schema else schema
@@ -726,14 +892,18 @@ class _AvroModule:
         return "union"
 
     # -- types ----------------------------------------------------------------------
-    def _type(self, schema: Any, parsed: _AvroSchema, expand_fixed: bool = False) -> str:
+    def _type(
+        self, schema: Any, parsed: _AvroSchema, expand_fixed: bool = False
+    ) -> str:
         if isinstance(schema, list):
             return self._union(schema, parsed)
         if isinstance(schema, str):
             if schema in _AVRO_PRIMITIVES:
                 return _AVRO_PRIMITIVES[schema]
             node = parsed.named[schema]
-            if node.kind == "fixed" and (expand_fixed or node.flat.get("logicalType") == "decimal"):
+            if node.kind == "fixed" and (
+                expand_fixed or node.flat.get("logicalType") == "decimal"
+            ):
                 return self._fixed(node.flat)
             return node.cls
         kind = schema.get("type")
@@ -790,7 +960,9 @@ def _post_order(parsed: _AvroSchema, root: Any, pending: list[_Named]) -> list[_
         if full in todo:
             out.append(parsed.named[full])
 
-    for full in ([root] if isinstance(root, str) and root in parsed.named else []) + [n.fullname for n in pending]:
+    for full in ([root] if isinstance(root, str) and root in parsed.named else []) + [
+        n.fullname for n in pending
+    ]:
         visit(full)
     return out
 
@@ -803,27 +975,34 @@ def _member(symbol: Any) -> str:
     text = str(symbol)
     if text.isidentifier() and not keyword.iskeyword(text) and not text.startswith("_"):
         return text
-    return snake(text) if not text.isidentifier() or text.startswith("_") else text + "_"
+    return (
+        snake(text) if not text.isidentifier() or text.startswith("_") else text + "_"
+    )
 
 
 def _logical_fits(logical: str, kind: Any) -> bool:
     """Avro ignores a logical type on the wrong base type; so do we."""
     if logical == "decimal":
-        return kind in ("bytes", "fixed")
+        return bool(kind in ("bytes", "fixed"))
     if logical == "uuid":
-        return kind in ("string", "fixed")
+        return bool(kind in ("string", "fixed"))
     if logical in ("date", "time-millis"):
-        return kind == "int"
-    return kind == "long"
+        return bool(kind == "int")
+    return bool(kind == "long")
 
 
-def _is_plain(schema: Any, parsed: _AvroSchema, value: Any) -> bool:
+def _is_plain(schema: Any, value: Any) -> bool:
     """True when ``value`` can stand as a plain ``= literal`` default for ``schema``."""
     branch = schema[0] if isinstance(schema, list) and schema else schema
     if value is None:
         return True
-    if isinstance(branch, str) and branch in ("boolean", "int", "long", "float", "double", "string"):
+    if isinstance(branch, str) and branch in (
+        "boolean",
+        "int",
+        "long",
+        "float",
+        "double",
+        "string",
+    ):
         return True
     return False
-
-

@@ -17,6 +17,8 @@ if not TEMPLATES.is_dir():  # installed wheel: templates ship as the xrgen_templ
 
 #: marker a template puts between top-level statements; format.py formats each chunk alone
 CHUNK = "#:xrgen-chunk"
+#: marker between the members of a class body (before each ``def`` after the first block)
+MEMBER = "#:xrgen-member"
 
 
 @lru_cache(maxsize=1)

@@ -122,7 +122,9 @@ class _Resolver:
         return (path[1], path[3]), ent
 
     # -- basemessage -------------------------------------------------------------------
-    def merged(self, gid: str, mid: str, ent: Entity, chain: tuple[str, ...] = ()) -> dict[str, Any]:
+    def merged(
+        self, gid: str, mid: str, ent: Entity, chain: tuple[str, ...] = ()
+    ) -> dict[str, Any]:
         key = (gid, mid)
         if key in self._merged:
             cached = self._merged[key]
@@ -139,19 +141,42 @@ class _Resolver:
         result = ent.data
         if base_key is None:
             code = "XRG203" if _ABSOLUTE.match(base_ref) else "XRG202"
-            what = "cannot be resolved (absolute URI)" if code == "XRG203" else "is not a message reference"
-            self.d.warning(code, ent.file, ent.pointer + "/basemessage", f"basemessage {base_ref!r} {what}; the message stands on its own")
+            what = (
+                "cannot be resolved (absolute URI)"
+                if code == "XRG203"
+                else "is not a message reference"
+            )
+            self.d.warning(
+                code,
+                ent.file,
+                ent.pointer + "/basemessage",
+                f"basemessage {base_ref!r} {what}; the message stands on its own",
+            )
         elif base_ent is None:
-            self.d.warning("XRG202", ent.file, ent.pointer + "/basemessage", f"basemessage {base_ref!r} does not exist; the message stands on its own")
+            self.d.warning(
+                "XRG202",
+                ent.file,
+                ent.pointer + "/basemessage",
+                f"basemessage {base_ref!r} does not exist; the message stands on its own",
+            )
         else:
             full_chain = (*chain, here)
             base_here = f"/messagegroups/{base_key[0]}/messages/{base_key[1]}"
             if base_here in full_chain:
                 cycle = " -> ".join((*full_chain[full_chain.index(base_here) :], base_here))
-                self.d.error("XRG201", ent.file, ent.pointer + "/basemessage", f"basemessage cycle: {cycle}")
+                self.d.error(
+                    "XRG201", ent.file, ent.pointer + "/basemessage", f"basemessage cycle: {cycle}"
+                )
             else:
                 base = self.merged(base_key[0], base_key[1], base_ent, full_chain)
-                result = deep_merge({k: v for k, v in base.items() if k not in ("messageid", "basemessage", "xref", "meta")}, ent.data)
+                result = deep_merge(
+                    {
+                        k: v
+                        for k, v in base.items()
+                        if k not in ("messageid", "basemessage", "xref", "meta")
+                    },
+                    ent.data,
+                )
         result = {k: v for k, v in result.items() if k != "basemessage"}
         self._merged[key] = result
         return result
@@ -172,7 +197,12 @@ class _Resolver:
     def schema_ref(self, ref: str, fmt: str, ent: Entity, attr: str) -> ResolvedSchema | None:
         where = ent.pointer + "/" + attr
         if _ABSOLUTE.match(ref):
-            self.d.warning("XRG211", ent.file, where, f"{attr} {ref!r} is an absolute URI; the payload is opaque bytes")
+            self.d.warning(
+                "XRG211",
+                ent.file,
+                where,
+                f"{attr} {ref!r} is an absolute URI; the payload is opaque bytes",
+            )
             return None
         path = _ref_path(ref) or []
         ok = len(path) in (4, 6) and path[0] == "schemagroups" and path[2] == "schemas"
@@ -186,7 +216,9 @@ class _Resolver:
         if len(path) == 6:
             ver = sch.versions.get(path[5])
             if ver is None:
-                self.d.error("XRG210", ent.file, where, f"{attr} {ref!r}: schema has no version {path[5]!r}")
+                self.d.error(
+                    "XRG210", ent.file, where, f"{attr} {ref!r}: schema has no version {path[5]!r}"
+                )
                 return None
         else:
             ver = _default_version(sch)
@@ -197,7 +229,12 @@ class _Resolver:
         spelled = fmt or (vfmt if isinstance(vfmt, str) else "")
         body = ver.data.get("schema")
         if body is None:
-            self.d.error("XRG212", ver.file, ver.pointer, "schema version has no embedded `schema` (schemaurl/schemabase64 are not fetched)")
+            self.d.error(
+                "XRG212",
+                ver.file,
+                ver.pointer,
+                "schema version has no embedded `schema` (schemaurl/schemabase64 are not fetched)",
+            )
             return None
         family = schema_format_family(spelled) or _guess_family(body)
         return ResolvedSchema(family, spelled, body, ver.location + "/schema", ref)
@@ -224,7 +261,9 @@ class _Resolver:
         self.apply_endpoints(groups)
         return Resolved(groups, list(self.reg.sources))
 
-    def group_target(self, gid: str, gentry: MessageGroupEntry) -> tuple[str, MessageGroupEntry] | None:
+    def group_target(
+        self, gid: str, gentry: MessageGroupEntry
+    ) -> tuple[str, MessageGroupEntry] | None:
         ref = _xref_of(gentry.entity.data)
         if ref is None:
             return gid, gentry
@@ -233,10 +272,20 @@ class _Resolver:
         tgid = path[1] if path and len(path) == 2 and path[0] == "messagegroups" else None
         target = self.reg.messagegroups.get(tgid) if tgid else None
         if target is None or tgid is None:
-            self.d.warning("XRG204", ent.file, ent.pointer + "/xref", f"xref {ref!r} does not resolve; group left out")
+            self.d.warning(
+                "XRG204",
+                ent.file,
+                ent.pointer + "/xref",
+                f"xref {ref!r} does not resolve; group left out",
+            )
             return None
         if _xref_of(target.entity.data) is not None:
-            self.d.warning("XRG205", ent.file, ent.pointer + "/xref", f"xref {ref!r} points at another xref (xref is not transitive); group left out")
+            self.d.warning(
+                "XRG205",
+                ent.file,
+                ent.pointer + "/xref",
+                f"xref {ref!r} points at another xref (xref is not transitive); group left out",
+            )
             return None
         return tgid, target
 
@@ -246,10 +295,20 @@ class _Resolver:
         if ref is not None:
             tkey, tent = self.message_entity(ref)
             if tent is None or tkey is None:
-                self.d.warning("XRG204", ent.file, ent.pointer, f"xref {ref!r} does not resolve; message left out")
+                self.d.warning(
+                    "XRG204",
+                    ent.file,
+                    ent.pointer,
+                    f"xref {ref!r} does not resolve; message left out",
+                )
                 return None
             if _xref_of(tent.data) is not None:
-                self.d.warning("XRG205", ent.file, ent.pointer, f"xref {ref!r} points at another xref (xref is not transitive); message left out")
+                self.d.warning(
+                    "XRG205",
+                    ent.file,
+                    ent.pointer,
+                    f"xref {ref!r} points at another xref (xref is not transitive); message left out",
+                )
                 return None
             data = self.merged(tkey[0], tkey[1], tent)
             alias_of = tkey[1]
@@ -287,7 +346,12 @@ class _Resolver:
                 ct = _CONTENT_TYPE.get(rm.schema.family)
             if ct:
                 meta["datacontenttype"] = {"type": "string", "value": ct}
-        if rm.schema is not None and rm.schema.uri and _ABSOLUTE.match(rm.schema.uri) and "dataschema" not in meta:
+        if (
+            rm.schema is not None
+            and rm.schema.uri
+            and _ABSOLUTE.match(rm.schema.uri)
+            and "dataschema" not in meta
+        ):
             meta["dataschema"] = {"type": "uri", "value": rm.schema.uri}
         data["envelopemetadata"] = meta
 
@@ -301,13 +365,22 @@ class _Resolver:
             if not isinstance(refs, list):
                 continue
             proto = ent.data.get("protocol")
-            opts = ent.data.get("protocoloptions") if isinstance(ent.data.get("protocoloptions"), dict) else {}
+            opts = (
+                ent.data.get("protocoloptions")
+                if isinstance(ent.data.get("protocoloptions"), dict)
+                else {}
+            )
             routing = {k: v for k, v in (opts or {}).items() if k in _ROUTING_OPTIONS}
             for i, ref in enumerate(refs):
                 path = _ref_path(ref) if isinstance(ref, str) else None
                 gid = path[1] if path and len(path) == 2 and path[0] == "messagegroups" else None
                 if gid is None or gid not in by_id:
-                    self.d.warning("XRG206", ent.file, ent.pointer + pointer("messagegroups", i), f"endpoint {eid!r} selects {ref!r}, which is not a message group")
+                    self.d.warning(
+                        "XRG206",
+                        ent.file,
+                        ent.pointer + pointer("messagegroups", i),
+                        f"endpoint {eid!r} selects {ref!r}, which is not a message group",
+                    )
                     continue
                 if not isinstance(proto, str):
                     continue
@@ -315,18 +388,29 @@ class _Resolver:
                     if "protocol" not in rm.data:
                         rm.data["protocol"] = proto
                         if routing:
-                            rm.data["protocoloptions"] = deep_merge(routing, rm.data.get("protocoloptions") or {})
+                            rm.data["protocoloptions"] = deep_merge(
+                                routing, rm.data.get("protocoloptions") or {}
+                            )
 
 
-_ROUTING_OPTIONS = frozenset({"topic", "topic_name", "subject", "node", "address", "path", "method", "qos"})
+_ROUTING_OPTIONS = frozenset(
+    {"topic", "topic_name", "subject", "node", "address", "path", "method", "qos"}
+)
 
 
 def _is_cloudevents(envelope: Any) -> bool:
-    return isinstance(envelope, str) and envelope.lower().replace(" ", "") in ("cloudevents/1.0", "cloudevents")
+    return isinstance(envelope, str) and envelope.lower().replace(" ", "") in (
+        "cloudevents/1.0",
+        "cloudevents",
+    )
 
 
 def _guess_family(schema: Any) -> str:
-    if isinstance(schema, dict) and schema.get("type") in ("record", "enum", "fixed") and "name" in schema:
+    if (
+        isinstance(schema, dict)
+        and schema.get("type") in ("record", "enum", "fixed")
+        and "name" in schema
+    ):
         return "avro"
     if isinstance(schema, list):
         return "avro"

@@ -82,8 +82,18 @@ CORE_ATTRIBUTES: tuple[tuple[str, str], ...] = (
     ("subject", "string"),
 )
 _REQUIRED_CORE = frozenset({"specversion", "id", "source", "type"})
-_ATTR_TYPES = {"integer": "integer", "boolean": "boolean", "timestamp": "timestamp", "binary": "binary"}
-_JSON_PRIMITIVES = {"integer": "long", "number": "double", "boolean": "boolean", "string": STRING}
+_ATTR_TYPES = {
+    "integer": "integer",
+    "boolean": "boolean",
+    "timestamp": "timestamp",
+    "binary": "binary",
+}
+_JSON_PRIMITIVES = {
+    "integer": "long",
+    "number": "double",
+    "boolean": "boolean",
+    "string": STRING,
+}
 
 
 def field(name: str, dtype: SparkType, nullable: bool = True) -> dict[str, Any]:
@@ -101,7 +111,12 @@ def array(element: SparkType, contains_null: bool = True) -> dict[str, Any]:
 
 
 def map_of(value: SparkType, value_contains_null: bool = True) -> dict[str, Any]:
-    return {"type": "map", "keyType": STRING, "valueType": value, "valueContainsNull": value_contains_null}
+    return {
+        "type": "map",
+        "keyType": STRING,
+        "valueType": value,
+        "valueContainsNull": value_contains_null,
+    }
 
 
 def is_struct(dtype: SparkType) -> bool:
@@ -309,7 +324,9 @@ def _literal_type(values: list[Any]) -> SparkType:
         return "boolean"
     if present and all(isinstance(v, int) and not isinstance(v, bool) for v in present):
         return "long"
-    if present and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present):
+    if present and all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) for v in present
+    ):
         return "double"
     return STRING
 
@@ -373,7 +390,10 @@ class _AvroMapper:
             return STRING, True
         logical = schema.get("logicalType")
         if logical == "decimal":
-            return f"decimal({int(schema.get('precision', 38))},{int(schema.get('scale', 0))})", False
+            return (
+                f"decimal({int(schema.get('precision', 38))},{int(schema.get('scale', 0))})",
+                False,
+            )
         if logical in _AVRO_LOGICAL:
             return _AVRO_LOGICAL[logical], False
         kind = schema.get("type")
@@ -400,7 +420,9 @@ class _AvroMapper:
         space = schema.get("namespace", namespace) or ""
         return (f"{space}.{name}" if space else name), space
 
-    def _register(self, schema: Mapping[str, Any], namespace: str, dtype: SparkType) -> None:
+    def _register(
+        self, schema: Mapping[str, Any], namespace: str, dtype: SparkType
+    ) -> None:
         full, _ = self._full_name(schema, namespace)
         self.named[full] = dtype
 
@@ -441,7 +463,8 @@ class _AvroMapper:
             if kinds == {"float", "double"}:
                 return "double", nullable
         fields = [
-            field(f"member{i}", self.map(m, namespace)[0], True) for i, m in enumerate(non_null)
+            field(f"member{i}", self.map(m, namespace)[0], True)
+            for i, m in enumerate(non_null)
         ]
         return struct(fields), nullable
 

@@ -98,5 +98,9 @@ def check(out: Path, package: str, files: Mapping[PurePosixPath, str]) -> str:
         )
     for rel in stale(out, package, files):
         old = _read(_target(out, rel)) or ""
-        chunks.extend(difflib.unified_diff(old.splitlines(keepends=True), [], fromfile=f"a/{rel}", tofile="/dev/null"))
+        chunks.extend(
+            difflib.unified_diff(
+                old.splitlines(keepends=True), [], fromfile=f"a/{rel}", tofile="/dev/null"
+            )
+        )
     return "".join(chunks)

@@ -43,3 +43,63 @@ def runtime_package(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
         return importlib.import_module(name)
     finally:
         sys.path.remove(str(root))
+
+
+# --------------------------------------------------------------------------- generated packages
+
+CATALOGS = ROOT / "catalogs"
+
+
+def generate_into(dest: Path, sources: list[str], package: str, **kw: object) -> "object":
+    """Run the real pipeline (api.generate + write) into ``dest``; return the api.Result."""
+    from generator import api
+    from generator.format import Formatter
+    from generator.write import write
+
+    result = api.generate(sources, package, formatter=Formatter(cache_dir=dest / ".cache"), **kw)  # type: ignore[arg-type]
+    if result.ok:
+        write(dest, package, result.files)
+    return result
+
+
+class Generated:
+    """Generates packages once per session and imports them."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._cache: dict[tuple[tuple[str, ...], str], ModuleType] = {}
+
+    def __call__(self, *sources: str | Path, package: str | None = None, **kw: object) -> ModuleType:
+        srcs = tuple(str(s) for s in sources)
+        name = package or f"gen_{next(_counter)}"
+        key = (srcs, name)
+        if key in self._cache:
+            return self._cache[key]
+        dest = self.root / name
+        result = generate_into(dest, list(srcs), name, **kw)
+        assert result.ok, "\n".join(str(d) for d in result.diagnostics.sorted())  # type: ignore[attr-defined]
+        sys.path.insert(0, str(dest))
+        try:
+            module = importlib.import_module(name)
+        finally:
+            sys.path.remove(str(dest))
+        self._cache[key] = module
+        return module
+
+
+@pytest.fixture(scope="session")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> Generated:
+    return Generated(tmp_path_factory.mktemp("gen"))
+
+
+@pytest.fixture(scope="session")
+def acme(generated: Generated) -> ModuleType:
+    """The bundled sample catalog, generated as package ``acme``."""
+    return generated(CATALOGS / "acme" / "catalog.json", package="acme")
+
+
+def require_shared() -> Path:
+    """The real sample catalogs from ../shared, or a clean skip when absent."""
+    if not SAMPLES.is_dir():
+        pytest.skip("../shared/catalogs/xrcg-samples is not beside the checkout")
+    return SAMPLES

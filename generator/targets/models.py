@@ -11,7 +11,9 @@ from ..models import render_models
 from ..render import CHUNK
 from . import OutputFile, Options
 
-_TOP_LEVEL = re.compile(r"^(?=(?:@|class |def |[A-Za-z_][A-Za-z0-9_]* = |[A-Za-z_][A-Za-z0-9_]*: ))", re.M)
+_TOP_LEVEL = re.compile(
+    r"^(?=(?:@|class |def |[A-Za-z_][A-Za-z0-9_]* = |[A-Za-z_][A-Za-z0-9_]*: ))", re.M
+)
 
 
 def plan(catalog: ir.Catalog, options: Options, head: str, diags: Diagnostics) -> list[OutputFile]:
@@ -19,7 +21,11 @@ def plan(catalog: ir.Catalog, options: Options, head: str, diags: Diagnostics) -
     for location, code, message in source.diagnostics:
         file, _, ptr = location.partition("#")
         diags.warning(code, file, ptr, message)
-    text = head + '\n"""Payload models (pydantic v2) of the catalog\'s message schemas."""\n\n' + chunked(source.code)
+    text = (
+        head
+        + '\n"""Payload models (pydantic v2) of the catalog\'s message schemas."""\n\n'
+        + chunked(source.code)
+    )
     return [OutputFile(PurePosixPath("models.py"), text=text)]
 
 

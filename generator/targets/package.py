@@ -10,7 +10,16 @@ from .. import ir
 from ..literals import docstring, py_str
 from ..render import runtime_files
 from . import OutputFile, Options
-from .views import PY_TYPES, attr_defs, data_type, def_const, model_ref, opt_str, option_defs, schemaformat
+from .views import (
+    PY_TYPES,
+    attr_defs,
+    data_type,
+    def_const,
+    model_ref,
+    opt_str,
+    option_defs,
+    schemaformat,
+)
 
 #: runtime modules that are only useful with the Spark target
 SPARK_RUNTIME = frozenset({"_spark.py"})
@@ -24,10 +33,18 @@ def header(options: Options) -> str:
 def plan(catalog: ir.Catalog, options: Options) -> list[OutputFile]:
     head = header(options)
     files = [
-        OutputFile(PurePosixPath("__init__.py"), "python/__init__.py.j2", init_context(catalog, options, head)),
+        OutputFile(
+            PurePosixPath("__init__.py"),
+            "python/__init__.py.j2",
+            init_context(catalog, options, head),
+        ),
         OutputFile(PurePosixPath("_defs.py"), "python/_defs.py.j2", defs_context(catalog, head)),
-        OutputFile(PurePosixPath("producer.py"), "python/producer.py.j2", producer_context(catalog, head)),
-        OutputFile(PurePosixPath("consumer.py"), "python/consumer.py.j2", consumer_context(catalog, head)),
+        OutputFile(
+            PurePosixPath("producer.py"), "python/producer.py.j2", producer_context(catalog, head)
+        ),
+        OutputFile(
+            PurePosixPath("consumer.py"), "python/consumer.py.j2", consumer_context(catalog, head)
+        ),
         OutputFile(PurePosixPath("py.typed"), text="", python=False),
     ]
     for rel, text in runtime_files():
@@ -62,7 +79,11 @@ def defs_context(catalog: ir.Catalog, head: str) -> dict[str, Any]:
             }
         )
     groups = [
-        {"const": _group_defs_const(g), "id": py_str(g.id), "defs": [def_const(m) for m in g.messages]}
+        {
+            "const": _group_defs_const(g),
+            "id": py_str(g.id),
+            "defs": [def_const(m) for m in g.messages],
+        }
         for g in catalog.groups
     ]
     return {"header": head, "defs": defs, "groups": groups}
@@ -86,7 +107,9 @@ def producer_context(catalog: ir.Catalog, head: str) -> dict[str, Any]:
         methods = []
         for m in g.messages:
             params = [f"{p.py_name}: str" for p in m.placeholders if p.name not in common]
-            params += [f"{p.py_name}: str | None = None" for p in m.placeholders if p.name in common]
+            params += [
+                f"{p.py_name}: str | None = None" for p in m.placeholders if p.name in common
+            ]
             ext = [a for a in m.attributes if a.py_name]
             params += [_extension_param(a) for a in ext if a.required]
             params += [_extension_param(a) for a in ext if not a.required]
@@ -113,7 +136,14 @@ def producer_context(catalog: ir.Catalog, head: str) -> dict[str, Any]:
                 }
             )
         ctor = [p.py_name for p in g.common_placeholders]
-        groups.append({"cls": g.py_name + "Producer", "doc": docstring(g.description, "    "), "ctor": ctor, "methods": methods})
+        groups.append(
+            {
+                "cls": g.py_name + "Producer",
+                "doc": docstring(g.description, "    "),
+                "ctor": ctor,
+                "methods": methods,
+            }
+        )
     return {"header": head, "groups": groups}
 
 
@@ -122,24 +152,45 @@ def consumer_context(catalog: ir.Catalog, head: str) -> dict[str, Any]:
     groups = []
     package_bases = []
     for g in catalog.groups:
+
         def method(m: ir.Message, name: str) -> dict[str, str]:
             return {"name": "on_" + name, "id": py_str(m.id), "data_type": data_type(m)}
 
         pkg_cls = "_" + g.py_name + "Handlers"
         handler_sets.append(
-            {"cls": pkg_cls, "group_comment": _comment(g.id), "methods": [method(m, m.package_py_name) for m in g.messages]}
+            {
+                "cls": pkg_cls,
+                "group_comment": _comment(g.id),
+                "methods": [method(m, m.package_py_name) for m in g.messages],
+            }
         )
         package_bases.append(pkg_cls)
         base = pkg_cls
         if any(m.py_name != m.package_py_name for m in g.messages):
             base = "_" + g.py_name + "GroupHandlers"
             handler_sets.append(
-                {"cls": base, "group_comment": _comment(g.id), "methods": [method(m, m.py_name) for m in g.messages]}
+                {
+                    "cls": base,
+                    "group_comment": _comment(g.id),
+                    "methods": [method(m, m.py_name) for m in g.messages],
+                }
             )
-        groups.append({"cls": g.py_name + "Dispatcher", "base": base, "doc": docstring(g.description, "    "), "defs_const": _group_defs_const(g)})
+        groups.append(
+            {
+                "cls": g.py_name + "Dispatcher",
+                "base": base,
+                "doc": docstring(g.description, "    "),
+                "defs_const": _group_defs_const(g),
+            }
+        )
     if not package_bases:
         package_bases = ["DispatcherBase"]
-    return {"header": head, "handler_sets": handler_sets, "groups": groups, "package_bases": package_bases}
+    return {
+        "header": head,
+        "handler_sets": handler_sets,
+        "groups": groups,
+        "package_bases": package_bases,
+    }
 
 
 def init_context(catalog: ir.Catalog, options: Options, head: str) -> dict[str, Any]:

@@ -42,7 +42,8 @@ def attr_defs(m: ir.Message) -> list[str]:
 
 def option_defs(m: ir.Message) -> list[str]:
     return [
-        f"OptionDef({py_value(tuple(o.path))}, {py_value(o.value)}, {o.template})" for o in m.options
+        f"OptionDef({py_value(tuple(o.path))}, {py_value(o.value)}, {o.template})"
+        for o in m.options
     ]
 
 

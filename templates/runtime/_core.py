@@ -17,6 +17,7 @@ Contents:
 from __future__ import annotations
 
 import base64
+import builtins
 import json
 import re
 import sys
@@ -422,7 +423,7 @@ def format_time(value: datetime) -> str:
     if value.tzinfo is not timezone.utc and value.utcoffset():
         value = value.astimezone(timezone.utc)
     if value.microsecond:
-        return "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ" % (
+        return "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ" % (  # noqa: UP031 (fastest)
             value.year,
             value.month,
             value.day,
@@ -431,7 +432,7 @@ def format_time(value: datetime) -> str:
             value.second,
             value.microsecond,
         )
-    return "%04d-%02d-%02dT%02d:%02d:%02dZ" % (
+    return "%04d-%02d-%02dT%02d:%02d:%02dZ" % (  # noqa: UP031
         value.year,
         value.month,
         value.day,
@@ -760,4 +761,4 @@ class MessageDef:
     #: "json" (JSON Schema), "avro" or None (opaque bytes)
     schemaformat: str | None = None
     #: pydantic model of the payload, or None for opaque payloads
-    model: type[BaseModel] | None = None
+    model: builtins.type[BaseModel] | None = None

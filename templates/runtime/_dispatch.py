@@ -44,6 +44,7 @@ import logging
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
+from urllib.parse import unquote
 
 from pydantic import ValidationError
 from pydantic_core import to_json
@@ -268,19 +269,58 @@ def _lookup(container: object, key: str, caseless: bool) -> object:
 # --------------------------------------------------------------------------------------------
 
 
+class _Pattern:
+    """A ``UriTemplate`` prepared for matching many values (placeholders into ``params``)."""
+
+    __slots__ = ("template", "regex", "names")
+
+    def __init__(self, text: str) -> None:
+        self.template = UriTemplate(text)
+        self.names = self.template.names
+        # Use the template's own regex directly when it has the documented shape (one group
+        # ``v<i>`` per placeholder): this skips building an intermediate dict per match.
+        regex = getattr(self.template, "_regex", None)
+        groups = {f"v{i}": i + 1 for i in range(len(self.names))}
+        shaped = isinstance(regex, re.Pattern) and regex.groupindex == groups
+        self.regex: re.Pattern[str] | None = regex if shaped else None
+
+    def fill(self, text: str, params: dict[str, str]) -> bool:
+        """Add the percent-decoded placeholder values of ``text`` to ``params``.
+
+        ``False`` when ``text`` does not fit, is not UTF-8 after decoding, or a placeholder
+        already in ``params`` has a different value.
+        """
+        regex = self.regex
+        if regex is None:
+            found = self.template.match(text)
+            return found is not None and _merge(params, found)
+        m = regex.fullmatch(text)
+        if m is None:
+            return False
+        for name, raw in zip(self.names, m.groups(), strict=True):
+            if "%" in raw:
+                try:
+                    raw = unquote(raw, errors="strict")
+                except UnicodeDecodeError:
+                    return False
+            if params.setdefault(name, raw) != raw:
+                return False
+        return True
+
+
 class _Option:
     """One compiled protocol option: where to look and what must be there."""
 
-    __slots__ = ("field", "keys", "caseless", "upper", "template", "expected")
+    __slots__ = ("field", "keys", "caseless", "upper", "pattern", "expected")
 
     def __init__(self, option: OptionDef, family: str | None) -> None:
         self.field = option.path[0]
         self.keys = option.path[1:]
         self.caseless = self.field in _CASELESS_FIELDS.get(family or "", frozenset())
         value = option.value
-        self.template: UriTemplate | None = None
+        self.pattern: _Pattern | None = None
         if option.template and isinstance(value, str):
-            self.template = UriTemplate(value)
+            self.pattern = _Pattern(value)
         self.upper = self.field == "method"
         self.expected = _text(value) or ""
         if self.upper:
@@ -326,7 +366,7 @@ class _Def:
         self.family = protocol_family(defn.protocol)
         required: list[str] = []
         constants: list[tuple[str, str, object]] = []
-        templates: list[tuple[str, UriTemplate]] = []
+        templates: list[tuple[str, _Pattern]] = []
         self.content_type: str | None = None
         for attr in defn.attributes:
             self._compile_attr(attr, defn, required, constants, templates)
@@ -354,7 +394,7 @@ class _Def:
         defn: MessageDef,
         required: list[str],
         constants: list[tuple[str, str, object]],
-        templates: list[tuple[str, UriTemplate]],
+        templates: list[tuple[str, _Pattern]],
     ) -> None:
         value = attr.value
         if value is None:
@@ -366,7 +406,7 @@ class _Def:
             or (attr.kind == "string" and _PLACEHOLDER.search(value) is not None)
         )
         if is_template and isinstance(value, str):
-            templates.append((attr.name, UriTemplate(value)))
+            templates.append((attr.name, _Pattern(value)))
         elif attr.name == "type" and value == defn.type:
             return  # already guaranteed by the candidate lookup
         elif attr.name == "time" and value == _NOW_SENTINEL:
@@ -396,24 +436,19 @@ class _Def:
             if actual_ct != self.content_type:
                 return None
         params: dict[str, str] = {}
-        for name, template in self.templates:
+        for name, pattern in self.templates:
             value = attrs.get(name)
             text = value if isinstance(value, str) else _canonical_or_none(value)
-            found = None if text is None else template.match(text)
-            if found is None or (params and not _merge(params, found)):
+            if text is None or not pattern.fill(text, params):
                 return None
-            if not params:
-                params = found
         for option in self.options:
             text = option.read(binding)
             if text is None:
                 return None
-            if option.template is None:
+            if option.pattern is None:
                 if text != option.expected:
                     return None
-                continue
-            found = option.template.match(text)
-            if found is None or not _merge(params, found):
+            elif not option.pattern.fill(text, params):
                 return None
         return params
 
@@ -570,7 +605,10 @@ class DispatcherBase:
     def _run_sync(
         self, event: Event[Any], family: str | None, origin: object
     ) -> DispatchResult:
-        selected = self._select_safely(event, family, origin)
+        try:
+            selected = self._select(event, family, origin)
+        except Exception as exc:  # a bug here must still end in exactly one dead letter
+            selected = _internal_error(origin, exc)
         if isinstance(selected, _PendingDead):
             return self._dead(selected)
         c, data, params = selected
@@ -607,7 +645,10 @@ class DispatcherBase:
     async def _run_async(
         self, event: Event[Any], family: str | None, origin: object
     ) -> DispatchResult:
-        selected = self._select_safely(event, family, origin)
+        try:
+            selected = self._select(event, family, origin)
+        except Exception as exc:  # a bug here must still end in exactly one dead letter
+            selected = _internal_error(origin, exc)
         if isinstance(selected, _PendingDead):
             return await self._dead_async(selected)
         c, data, params = selected
@@ -622,15 +663,6 @@ class DispatcherBase:
                 _PendingDead(origin, HANDLER_ERROR, repr(exc), c.id)
             )
         return c.ok
-
-    def _select_safely(
-        self, event: Event[Any], family: str | None, origin: object
-    ) -> tuple[_Def, object, dict[str, str]] | _PendingDead:
-        try:
-            return self._select(event, family, origin)
-        except Exception as exc:  # a bug here must still end in exactly one dead letter
-            _log.exception("dispatch engine failure")
-            return _PendingDead(origin, INTERNAL_ERROR, repr(exc), None)
 
     def _select(
         self, event: Event[Any], family: str | None, origin: object
@@ -707,6 +739,11 @@ class _PendingDead:
         self.reason = reason
         self.detail = detail
         self.message_id = message_id
+
+
+def _internal_error(origin: object, exc: Exception) -> _PendingDead:
+    _log.exception("dispatch engine failure")
+    return _PendingDead(origin, INTERNAL_ERROR, repr(exc), None)
 
 
 def _explain_failure(

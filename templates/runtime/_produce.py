@@ -48,7 +48,13 @@ _BINDINGS: dict[str, type[Any]] = {
 #: binding fields holding a tuple of (name, value) pairs rather than a mapping
 _PAIR_FIELDS = frozenset({"headers", "user_properties", "query"})
 _INT_FIELDS = frozenset(
-    {"qos", "partition", "status", "message_expiry_interval", "payload_format_indicator"}
+    {
+        "qos",
+        "partition",
+        "status",
+        "message_expiry_interval",
+        "payload_format_indicator",
+    }
 )
 
 
@@ -125,7 +131,9 @@ class Emitter:
             attributes[name] = template.expand(values)
         if self.cloudevents:
             attributes["id"] = id if id is not None else str(uuid.uuid4())
-            attributes["time"] = time if time is not None else datetime.now(timezone.utc)
+            attributes["time"] = (
+                time if time is not None else datetime.now(timezone.utc)
+            )
         for name, ext in extensions.items():
             if ext is not None:
                 attributes[name] = ext
@@ -149,7 +157,9 @@ class Emitter:
             attributes[name] = template.expand(values)
         if self.cloudevents:
             attributes["id"] = id if id is not None else str(uuid.uuid4())
-            attributes["time"] = time if time is not None else datetime.now(timezone.utc)
+            attributes["time"] = (
+                time if time is not None else datetime.now(timezone.utc)
+            )
         for name, ext in extensions.items():
             if ext is not None:
                 attributes[name] = ext

@@ -13,6 +13,7 @@ from typing import Any, Generic, TypeVar
 R = TypeVar("R")
 M = TypeVar("M")
 
+
 class PollingReceiver(Generic[R, M]):
     """Base of the blocking receivers: subclasses poll, convert and (n)ack raw messages."""
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from concurrent.futures import Future
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import cproton  # type: ignore[import-untyped,import-not-found,unused-ignore]
@@ -66,7 +66,7 @@ _HEADER_DEFAULTS: dict[str, Any] = {
     "first-acquirer": False,
     "delivery-count": 0,
 }
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 class AmqpDeliveryError(Exception):
@@ -86,7 +86,7 @@ def _ms(value: datetime) -> int:
 
 
 def _from_ms(ms: int) -> datetime:
-    return datetime.fromtimestamp(ms / 1000, timezone.utc)
+    return datetime.fromtimestamp(ms / 1000, UTC)
 
 
 def to_amqp_value(value: Any) -> Any:
@@ -135,7 +135,7 @@ def to_proton(msg: AmqpMessage) -> Any:
     """A proton ``Message`` carrying every section of ``msg``."""
     if msg.footer:
         raise ValueError("python-qpid-proton cannot send an AMQP footer")
-    out = proton.Message()
+    out: Any = proton.Message()
     if msg.body is not None:
         out.body = msg.body
         out.inferred = True  # bytes -> one data section (not an amqp-value)

@@ -43,7 +43,9 @@ class HttpSender:
 
     __slots__ = ("_client",)
 
-    def __init__(self, base_url: str = "", *, timeout: float = 10.0, **options: Any) -> None:
+    def __init__(
+        self, base_url: str = "", *, timeout: float = 10.0, **options: Any
+    ) -> None:
         self._client: Any = httpx.Client(base_url=base_url, timeout=timeout, **options)
 
     def send(self, msg: HttpMessage) -> HttpMessage:
@@ -72,8 +74,12 @@ class AsyncHttpSender:
 
     __slots__ = ("_client",)
 
-    def __init__(self, base_url: str = "", *, timeout: float = 10.0, **options: Any) -> None:
-        self._client: Any = httpx.AsyncClient(base_url=base_url, timeout=timeout, **options)
+    def __init__(
+        self, base_url: str = "", *, timeout: float = 10.0, **options: Any
+    ) -> None:
+        self._client: Any = httpx.AsyncClient(
+            base_url=base_url, timeout=timeout, **options
+        )
 
     async def send(self, msg: HttpMessage) -> HttpMessage:
         """Send the request ``msg``; returns the response (any status, no exception)."""
@@ -167,7 +173,9 @@ def _request(scope: Scope, body: bytes) -> HttpMessage:
     return HttpMessage(
         method=scope["method"],
         path=path,
-        headers=tuple((k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]),
+        headers=tuple(
+            (k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]
+        ),
         body=body,
     )
 

@@ -95,7 +95,9 @@ class KafkaSender:
                 result = KafkaDeliveryError(msg, err)
                 future.set_exception(result)
             else:
-                result = KafkaDelivery(record.topic(), record.partition(), record.offset())
+                result = KafkaDelivery(
+                    record.topic(), record.partition(), record.offset()
+                )
                 future.set_result(result)
             if on_delivery is not None:
                 on_delivery(msg, result)

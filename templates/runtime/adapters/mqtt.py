@@ -17,14 +17,23 @@ from concurrent.futures import Future
 from typing import Any
 
 import paho.mqtt.client as paho  # type: ignore[import-untyped,unused-ignore]
+from paho.mqtt.enums import CallbackAPIVersion  # type: ignore[import-untyped,unused-ignore]
 from paho.mqtt.packettypes import PacketTypes  # type: ignore[import-untyped,unused-ignore]
-from paho.mqtt.properties import Properties  # type: ignore[import-untyped,unused-ignore]
+from paho.mqtt.properties import Properties as _Properties  # type: ignore[import-untyped,unused-ignore]
 
 from .._core import MqttMessage
 from ._loop import PollingReceiver
 
-__all__ = ["MqttPublishError", "MqttReceiver", "MqttSender", "from_paho", "to_properties"]
+__all__ = [
+    "MqttPublishError",
+    "MqttReceiver",
+    "MqttSender",
+    "from_paho",
+    "to_properties",
+]
 
+#: paho's ``Properties`` constructor is untyped
+Properties: Any = _Properties
 _PROTOCOLS = {"5.0": paho.MQTTv5, "3.1.1": paho.MQTTv311}
 #: session expiry (seconds) requested by persistent MQTT 5 sessions
 SESSION_EXPIRY = 3600
@@ -83,16 +92,14 @@ def _none(name: str) -> None:
     return None
 
 
-def _client(
-    version: str, client_id: str, persistent: bool, manual_ack: bool
-) -> Any:
+def _client(version: str, client_id: str, persistent: bool, manual_ack: bool) -> Any:
     if version not in _PROTOCOLS:
         raise ValueError(f"MQTT version must be '5.0' or '3.1.1', not {version!r}")
     kwargs: dict[str, Any] = {}
     if version == "3.1.1":
         kwargs["clean_session"] = not persistent
     return paho.Client(
-        paho.CallbackAPIVersion.VERSION2,
+        CallbackAPIVersion.VERSION2,
         client_id=client_id,
         protocol=_PROTOCOLS[version],
         manual_ack=manual_ack,

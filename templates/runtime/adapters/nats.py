@@ -12,7 +12,6 @@ message with a repeated header name raises ``ValueError`` instead of losing valu
 
 from __future__ import annotations
 
-import asyncio
 from collections import deque
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -81,7 +80,10 @@ class NatsSender:
     async def send(self, msg: NatsMessage) -> None:
         """Publish ``msg`` (buffered by the client; ``flush`` waits for the server)."""
         await self._nc.publish(
-            msg.subject, msg.payload, reply=msg.reply or "", headers=headers_dict(msg.headers)
+            msg.subject,
+            msg.payload,
+            reply=msg.reply or "",
+            headers=headers_dict(msg.headers),
         )
 
     async def flush(self, timeout: float = 30.0) -> None:
@@ -189,7 +191,9 @@ class JetStreamReceiver(AsyncPollingReceiver[Any, NatsMessage]):
 
     __slots__ = ("_nc", "_psub", "_owned", "_batch", "_buffer")
 
-    def __init__(self, nc: Any, psub: Any, *, owned: bool = False, batch: int = 64) -> None:
+    def __init__(
+        self, nc: Any, psub: Any, *, owned: bool = False, batch: int = 64
+    ) -> None:
         self._nc = nc
         self._psub = psub
         self._owned = owned
@@ -209,14 +213,18 @@ class JetStreamReceiver(AsyncPollingReceiver[Any, NatsMessage]):
     ) -> JetStreamReceiver:
         """Connect and bind (or create) the durable pull consumer."""
         nc = await _connect(servers, options)
-        psub = await nc.jetstream().pull_subscribe(subject, durable=durable, stream=stream)
+        psub = await nc.jetstream().pull_subscribe(
+            subject, durable=durable, stream=stream
+        )
         return cls(nc, psub, owned=True, batch=batch)
 
     async def _poll(self, timeout: float) -> Any:
         if not self._buffer:
             try:
-                self._buffer.extend(await self._psub.fetch(self._batch, timeout=timeout))
-            except (NatsTimeoutError, asyncio.TimeoutError):
+                self._buffer.extend(
+                    await self._psub.fetch(self._batch, timeout=timeout)
+                )
+            except (TimeoutError, NatsTimeoutError):
                 return None
         return self._buffer.popleft() if self._buffer else None
 

@@ -5,6 +5,7 @@ Private to ``bindings/``; the public surface is each binding module's ``encode``
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from .._core import (
@@ -240,3 +241,55 @@ def unquote_http(value: str) -> str:
     if escaped:
         raise DecodeError("invalid-encoding", f"dangling backslash in {value!r}")
     return "".join(out)
+
+
+def collect(
+    pairs: Iterable[tuple[str, Any]], names: HeaderNames, escaped: bool
+) -> tuple[dict[str, AttrValue], str | None, list[tuple[str, Any]]]:
+    """Split received string headers into attributes, content type and other headers.
+
+    ``escaped``: values are quoted-string unescaped and percent-decoded (HTTP and NATS
+    section 3.1.3.2); otherwise they are taken as canonical strings. An attribute or the
+    content type given twice raises ``DecodeError("duplicate-attribute")``.
+    """
+    attributes: dict[str, AttrValue] = {}
+    content_type: str | None = None
+    other: list[tuple[str, Any]] = []
+    cache = names.cache
+    for name, value in pairs:
+        kind = cache.get(name)
+        if kind is None:
+            kind = names.classify(name)
+        if not kind:
+            other.append((name, value))
+            continue
+        if type(value) is not str:
+            raise DecodeError("invalid-message", f"{name}: value is not a string")
+        if kind == CONTENT:
+            if content_type is not None:
+                raise DecodeError("duplicate-attribute", "content type")
+            content_type = value
+            continue
+        if escaped and ("%" in value or value[:1] == '"'):
+            value = pct_decode(unquote_http(value))
+        if kind in attributes:
+            raise DecodeError("duplicate-attribute", kind)
+        attributes[kind] = value
+    return attributes, content_type, other
+
+
+def foreign(
+    pairs: Iterable[tuple[str, Any]], names: HeaderNames
+) -> list[tuple[str, Any]]:
+    """Binding headers/properties that are neither CloudEvents attributes nor content type."""
+    out: list[tuple[str, Any]] = []
+    for name, value in pairs:
+        try:
+            kind = names.cache.get(name)
+            if kind is None:
+                kind = names.classify(name)
+        except DecodeError:
+            continue
+        if not kind:
+            out.append((name, value))
+    return out

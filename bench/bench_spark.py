@@ -1,0 +1,304 @@
+"""Benchmark: the generic Spark decoder (templates/runtime/_spark.py) against baselines.
+
+Script, not a test: prints a table and ratios measured in the same run on local[2].
+
+Data: ``--rows`` (default 1,000,000) Kafka-source rows in binary mode (``ce_`` headers,
+``content-type: application/json``), 8-field JSON payloads (synthetic-catalog-like), written
+once to parquet under ``--dir`` so that generation is not measured. Two data sets: every row
+of type 0 ("one type") and rows spread over 20 types ("20 types").
+
+Measured (each forces full evaluation with ``df.write.format("noop")``):
+
+- ``native 1 type``: a hand-written pipeline for one type (header lookups, ``from_json``,
+  filter on ``type``);
+- ``generic 1 type``: ``decode_kafka`` with that one definition, writing its typed output;
+- ``generic 1 type, foreachBatch``: the writer helper (persist, typed output + dead letters);
+- ``generic 20 types, foreachBatch``: 20 definitions, all 21 outputs written from one pass;
+- ``python UDF 1 type``: a Python UDF doing the same decode (``--udf-rows`` rows, default
+  200,000, throughput extrapolated per row).
+
+Targets: generic >= 0.9x native per row; generic >= 15x the UDF; 20 types <= 2x one type.
+Run: ``PYSPARK_PYTHON=/work/venv/bin/python /work/venv/bin/python bench/bench_spark.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Callable
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+N_TYPES = 20
+FIELDS = {
+    "id": {"type": "string"},
+    "count": {"type": "integer"},
+    "price": {"type": "number"},
+    "active": {"type": "boolean"},
+    "name": {"type": "string"},
+    "created": {"type": "string", "format": "date-time"},
+    "tags": {"type": "array", "items": {"type": "string"}},
+    "ratio": {"type": "number"},
+}
+PAYLOAD_SCHEMA = {"type": "object", "properties": FIELDS, "required": ["id", "count"]}
+
+
+def session() -> Any:
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    spark = (
+        SparkSession.builder.master("local[2]")
+        .appName("xrgen-bench")
+        .config("spark.ui.enabled", "false")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.driver.memory", "4g")
+        .config("spark.sql.session.timeZone", "UTC")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def runtime() -> ModuleType:
+    from conftest import copy_runtime
+
+    root = Path(tempfile.mkdtemp(prefix="xrbench"))
+    copy_runtime(root, "xrbench_rt")
+    sys.path.insert(0, str(root))
+    return importlib.import_module("xrbench_rt")
+
+
+def make_data(spark: Any, rt: Any, rows: int, types: int, path: str) -> None:
+    """Kafka-source rows in binary mode, written to parquet (generated with Spark, not Python)."""
+    from pyspark.sql import functions as F
+
+    i = F.col("id")
+    t = (i % types) if types > 1 else F.lit(0)
+    payload = F.to_json(
+        F.struct(
+            F.concat(F.lit("k-"), i.cast("string")).alias("id"),
+            i.alias("count"),
+            (i * 0.5).alias("price"),
+            (i % 2 == 0).alias("active"),
+            F.concat(F.lit("name "), (i % 1000).cast("string")).alias("name"),
+            F.lit("2024-05-01T10:00:00Z").alias("created"),
+            F.array(F.lit("a"), F.lit("b")).alias("tags"),
+            (i / 7.0).alias("ratio"),
+        )
+    )
+
+    def header(key: str, value: Any) -> Any:
+        return F.struct(F.lit(key).alias("key"), value.cast("binary").alias("value"))
+
+    ce_type = F.concat(F.lit("com.example.Type"), t.cast("string"))
+    headers = F.array(
+        header("ce_specversion", F.lit("1.0")),
+        header("ce_id", i.cast("string")),
+        header("ce_source", F.lit("/bench/source")),
+        header("ce_type", ce_type),
+        header("ce_time", F.lit("2024-05-01T10:00:00Z")),
+        header("content-type", F.lit("application/json")),
+        header("traceparent", F.lit("00-abc-def-01")),
+    )
+    df = spark.range(rows, numPartitions=2).select(
+        i.cast("string").cast("binary").alias("key"),
+        payload.cast("binary").alias("value"),
+        F.lit("bench").alias("topic"),
+        (i % 2).cast("int").alias("partition"),
+        i.alias("offset"),
+        F.lit("2024-05-01 10:00:00").cast("timestamp").alias("timestamp"),
+        F.lit(0).alias("timestampType"),
+        headers.alias("headers"),
+    )
+    df.write.mode("overwrite").parquet(path)
+
+
+def definitions(rt: Any, types: int) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    from pyspark.sql.types import StructType
+
+    from generator.spark_types import json_schema_to_spark
+
+    core = rt._core
+    schema = StructType.fromJson(json_schema_to_spark(PAYLOAD_SCHEMA))
+    defs = tuple(
+        core.MessageDef(
+            id=f"com.example.Type{n}",
+            group="bench",
+            envelope="CloudEvents/1.0",
+            type=f"com.example.Type{n}",
+            attributes=(core.AttrDef("type", "string", True, f"com.example.Type{n}"),),
+            schemaformat="json",
+        )
+        for n in range(types)
+    )
+    return defs, {d.id: schema for d in defs}
+
+
+def native_one_type(df: Any, schema: Any) -> Any:
+    """What a user would write by hand for one type."""
+    from pyspark.sql import functions as F
+
+    def h(name: str) -> Any:
+        pos = F.array_position(F.col("headers.key"), name).cast("int") - 1
+        return F.get(F.col("headers.value"), pos).cast("string")
+
+    return (
+        df.select(
+            h("ce_specversion").alias("specversion"),
+            h("ce_id").alias("id"),
+            h("ce_source").alias("source"),
+            h("ce_type").alias("type"),
+            h("ce_time").try_cast("timestamp").alias("time"),
+            h("content-type").alias("datacontenttype"),
+            F.from_json(F.col("value").cast("string"), schema).alias("data"),
+            "topic",
+            "partition",
+            "offset",
+            "timestamp",
+        )
+        .where(F.col("type") == "com.example.Type0")
+    )
+
+
+def udf_one_type(df: Any, schema: Any) -> Any:
+    from datetime import datetime
+
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StringType, StructField, StructType, TimestampType
+
+    out = StructType(
+        [
+            StructField("specversion", StringType()),
+            StructField("id", StringType()),
+            StructField("source", StringType()),
+            StructField("type", StringType()),
+            StructField("time", TimestampType()),
+            StructField("datacontenttype", StringType()),
+            StructField("data", schema),
+        ]
+    )
+
+    def decode(value: bytes, headers: list[Any]) -> Any:
+        h = {k: (v.decode() if v is not None else None) for k, v in headers}
+        data = json.loads(value)
+        created = data.get("created")
+        if created:
+            data["created"] = datetime.fromisoformat(created.replace("Z", "+00:00"))
+        t = h.get("ce_time")
+        return (
+            h.get("ce_specversion"),
+            h.get("ce_id"),
+            h.get("ce_source"),
+            h.get("ce_type"),
+            datetime.fromisoformat(t.replace("Z", "+00:00")) if t else None,
+            h.get("content-type"),
+            data,
+        )
+
+    f = F.udf(decode, out)
+    return (
+        df.select(f("value", "headers").alias("e"), "topic", "partition", "offset", "timestamp")
+        .select("e.*", "topic", "partition", "offset", "timestamp")
+        .where(F.col("type") == "com.example.Type0")
+    )
+
+
+def timed(fn: Callable[[], None], repeat: int) -> float:
+    """Best wall time of ``repeat`` runs after one warm-up."""
+    fn()
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--udf-rows", type=int, default=200_000)
+    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--dir", default=os.path.join(tempfile.gettempdir(), "xrgen-bench-spark"))
+    args = parser.parse_args()
+
+    spark = session()
+    rt = runtime()
+    sp = importlib.import_module("xrbench_rt._spark")
+    one_path = os.path.join(args.dir, f"one-{args.rows}")
+    all_path = os.path.join(args.dir, f"all-{args.rows}")
+    for path, types in ((one_path, 1), (all_path, N_TYPES)):
+        if not os.path.exists(os.path.join(path, "_SUCCESS")):
+            shutil.rmtree(path, ignore_errors=True)
+            make_data(spark, rt, args.rows, types, path)
+    one = spark.read.parquet(one_path)
+    mixed = spark.read.parquet(all_path)
+    udf_input = one.limit(args.udf_rows)
+    udf_input = spark.createDataFrame(udf_input.rdd, one.schema) if False else udf_input
+    defs1, schemas1 = definitions(rt, 1)
+    defs20, schemas20 = definitions(rt, N_TYPES)
+    schema = schemas1["com.example.Type0"]
+
+    def noop(df: Any) -> None:
+        df.write.format("noop").mode("overwrite").save()
+
+    def writer(_id: str | None, frame: Any, _batch: int) -> None:
+        noop(frame)
+
+    dec1 = sp.SparkDecoder(defs1, schemas1, "kafka")
+    dec20 = sp.SparkDecoder(defs20, schemas20, "kafka")
+    counts: dict[str, int] = {}
+
+    def count_writer(mid: str | None, frame: Any, _batch: int) -> None:
+        counts[str(mid)] = frame.count()
+
+    dec20.foreach_batch(count_writer)(mixed, 0)
+    assert sum(counts.values()) == args.rows and counts["None"] == 0, counts
+
+    cases: list[tuple[str, int, Callable[[], None]]] = [
+        ("native 1 type", args.rows, lambda: noop(native_one_type(one, schema))),
+        (
+            "generic 1 type",
+            args.rows,
+            lambda: noop(sp.decode_kafka(one, defs1, schemas1)[0]["com.example.Type0"]),
+        ),
+        ("generic 1 type, foreachBatch", args.rows, lambda: dec1.foreach_batch(writer)(one, 0)),
+        (
+            "generic 20 types, foreachBatch",
+            args.rows,
+            lambda: dec20.foreach_batch(writer)(mixed, 0),
+        ),
+        ("python UDF 1 type", args.udf_rows, lambda: noop(udf_one_type(udf_input, schema))),
+    ]
+    results: dict[str, float] = {}
+    print(f"{'case':34} {'rows':>10} {'seconds':>8} {'rows/s':>12}")
+    for name, rows, fn in cases:
+        seconds = timed(fn, 1 if "UDF" in name else args.repeat)
+        results[name] = rows / seconds
+        print(f"{name:34} {rows:>10,} {seconds:>8.2f} {rows / seconds:>12,.0f}")
+    native = results["native 1 type"]
+    generic = results["generic 1 type"]
+    print()
+    print(f"generic / native (per row)        {generic / native:6.2f}x   (target >= 0.9x)")
+    print(f"generic / python UDF (per row)    {generic / results['python UDF 1 type']:6.1f}x   (target >= 15x)")
+    one_t = 1 / results["generic 1 type, foreachBatch"]
+    all_t = 1 / results["generic 20 types, foreachBatch"]
+    print(f"20 types / 1 type (time per row)  {all_t / one_t:6.2f}x   (target <= 2x)")
+    spark.stop()
+
+
+if __name__ == "__main__":
+    main()

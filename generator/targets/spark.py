@@ -1,0 +1,59 @@
+"""The Spark target: ``spark.py`` with payload/event schemas and decoder entry points."""
+
+from __future__ import annotations
+
+import json
+from pathlib import PurePosixPath
+from typing import Any
+
+from .. import ir
+from ..literals import py_str
+from ..spark_types import event_schema, payload_to_spark
+from . import OutputFile, Options
+
+_BINDINGS = (
+    ("kafka", "Decode a DataFrame with Spark's Kafka-source schema (binary and structured mode)."),
+    ("json", 'Decode a DataFrame with one string column "value" of structured CloudEvents JSON.'),
+    ("amqp", "Decode landed AMQP 1.0 messages (LANDING_SCHEMAS['amqp'])."),
+    ("mqtt", "Decode landed MQTT messages (LANDING_SCHEMAS['mqtt'])."),
+    ("nats", "Decode landed NATS messages (LANDING_SCHEMAS['nats'])."),
+    ("http", "Decode landed HTTP requests (LANDING_SCHEMAS['http'])."),
+    ("pulsar", "Decode landed Pulsar messages (LANDING_SCHEMAS['pulsar'])."),
+    ("rocketmq", "Decode landed RocketMQ messages (LANDING_SCHEMAS['rocketmq'])."),
+)
+
+
+def _json(value: Any) -> str:
+    return py_str(json.dumps(value, separators=(",", ":"), sort_keys=False))
+
+
+def plan(catalog: ir.Catalog, options: Options, head: str) -> list[OutputFile]:
+    payload_vars: dict[str, str] = {}
+    payload_types: dict[str, Any] = {}
+    payloads = []
+    for p in catalog.payloads:
+        dtype = payload_to_spark(p.format, p.schema)
+        if dtype is None:
+            continue
+        var = "_T_" + p.model_name.upper()
+        payload_vars[p.key] = var
+        payload_types[p.key] = dtype
+        payloads.append({"var": var, "json": _json(dtype)})
+    messages = []
+    for m in catalog.messages():
+        key = m.payload.key if m.payload else None
+        extensions = [(a.name, a.kind) for a in m.attributes if a.extension]
+        messages.append(
+            {
+                "id": py_str(m.id),
+                "payload_var": payload_vars.get(key) if key else None,
+                "event_json": _json(event_schema(payload_types.get(key) if key else None, extensions)),
+            }
+        )
+    context = {
+        "header": head,
+        "payloads": payloads,
+        "messages": messages,
+        "bindings": [{"name": n, "literal": py_str(n), "doc": d} for n, d in _BINDINGS],
+    }
+    return [OutputFile(PurePosixPath("spark.py"), "pyspark/spark.py.j2", context)]

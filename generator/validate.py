@@ -1,0 +1,848 @@
+"""Validate stage: structural checks (our pydantic models, ``catalog_model``) and the semantic
+rules of the xRegistry message, schema and endpoint specs, on the loaded ``Registry``.
+
+Every problem becomes a diagnostic; nothing stops the run. References are not resolved here
+(``resolve`` does that), so rules that need a complete message (required CloudEvents attributes,
+mutually exclusive options, payload declarations) skip messages with a ``basemessage`` or an
+``xref``: ``resolve`` calls ``validate_resolved_message`` on the merged result instead.
+Rules about what a message declares itself (attribute names, types, constant values) apply to
+every message where it is written, so each problem is reported once, at its own location.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+from collections.abc import Callable, Iterable
+from functools import lru_cache
+from typing import Any
+
+from jsonschema import validators as js_validators
+from pydantic import BaseModel, ValidationError
+
+from . import catalog_model as cm
+from .diagnostics import Diagnostics, pointer
+from .load import (
+    is_cloudevents,
+    paused_gc,
+    protocol_family,
+    schema_format_family,
+    schema_format_version,
+)
+from .registry import Entity, Registry, SchemaEntry
+
+Data = dict[str, Any]
+
+# ------------------------------------------------------------------------------ entry points
+
+
+def validate(registry: Registry, diags: Diagnostics) -> None:
+    """Check every entity of ``registry``; append the problems to ``diags``."""
+    with paused_gc():
+        _validate(registry, diags)
+
+
+def _validate(registry: Registry, diags: Diagnostics) -> None:
+    for group in registry.messagegroups.values():
+        g = group.entity
+        _structure(cm.MessageGroup, g, "XRG120", "message group", diags)
+        _check_selectors(g.data, g.file, g.pointer, diags)
+        for msg in group.messages.values():
+            validate_message(msg.data, msg.file, msg.pointer, diags, group=g.data)
+    for sgroup in registry.schemagroups.values():
+        _structure(cm.SchemaGroup, sgroup.entity, "XRG122", "schema group", diags)
+        for schema in sgroup.schemas.values():
+            _check_schema(schema, sgroup.entity.data, diags)
+    for ep in registry.endpoints.values():
+        _check_endpoint(ep, diags)
+
+
+def validate_message(
+    data: Data, file: str, ptr: str, diags: Diagnostics, group: Data | None = None
+) -> None:
+    """All checks of one message as written in the catalog (its structure, what it declares,
+    and, unless it inherits through ``basemessage``/``xref``, the whole-message rules)."""
+    _structure(cm.Message, Entity(data, file, ptr), "XRG121", "message", diags)
+    _check_declared(data, file, ptr, diags)
+    if group is not None:
+        _check_group_consistency(data, group, file, ptr, diags)
+    if not inherits(data):
+        _check_complete(data, file, ptr, diags)
+
+
+def validate_resolved_message(
+    data: Data, file: str, ptr: str, diags: Diagnostics, group: Data | None = None
+) -> None:
+    """Whole-message rules for a message after ``basemessage`` resolution (the merged data),
+    reported at the derived message's location. ``validate`` already ran them for messages
+    without ``basemessage``/``xref``; an xref'd message is a copy of its checked target, so
+    call this for ``basemessage``-derived messages only."""
+    _check_complete(data, file, ptr, diags)
+    if group is not None:
+        _check_group_consistency(data, group, file, ptr, diags)
+
+
+def inherits(data: Data) -> bool:
+    """True when the message takes (part of) its definition from another one."""
+    meta = data.get("meta")
+    return bool(
+        data.get("basemessage") or data.get("xref") or (isinstance(meta, dict) and meta.get("xref"))
+    )
+
+
+# ------------------------------------------------------------------------------ structure
+
+
+def _structure(
+    model: type[BaseModel], ent: Entity, code: str, what: str, diags: Diagnostics
+) -> bool:
+    """Validate ``ent.data`` against ``model``; map pydantic locations to JSON pointers."""
+    try:
+        model.model_validate(ent.data)
+    except ValidationError as exc:
+        for err in exc.errors(include_url=False):
+            diags.error(
+                code,
+                ent.file,
+                ent.pointer + _loc_pointer(ent.data, err["loc"], err["type"] == "missing"),
+                f"invalid {what}: {err['msg']}",
+            )
+        return False
+    return True
+
+
+def _loc_pointer(data: Any, loc: tuple[int | str, ...], missing: bool) -> str:
+    """Follow a pydantic error location through the data, skipping validator/union tags."""
+    tokens: list[str | int] = []
+    cur = data
+    for i, tok in enumerate(loc):
+        if isinstance(cur, dict) and tok in cur:
+            tokens.append(tok)
+            cur = cur[tok]
+        elif isinstance(cur, list) and isinstance(tok, int) and 0 <= tok < len(cur):
+            tokens.append(tok)
+            cur = cur[tok]
+        elif missing and i == len(loc) - 1 and isinstance(tok, str):
+            tokens.append(tok)
+    return pointer(*tokens)
+
+
+# ------------------------------------------------------------------ envelope / protocol ids
+
+
+def _check_selectors(data: Data, file: str, ptr: str, diags: Diagnostics) -> None:
+    """``envelope`` and ``protocol`` names of a group, message or endpoint."""
+    env = data.get("envelope")
+    if isinstance(env, str) and not is_cloudevents(env):
+        diags.warning(
+            "XRG139",
+            file,
+            ptr + "/envelope",
+            f"envelope '{env}' is not supported (only CloudEvents/1.0); it is ignored",
+        )
+    proto = data.get("protocol")
+    if isinstance(proto, str) and protocol_family(proto) is None:
+        diags.warning(
+            "XRG162",
+            file,
+            ptr + "/protocol",
+            f"protocol '{proto}' is not supported; its options are not checked",
+        )
+
+
+def _check_group_consistency(
+    data: Data, group: Data, file: str, ptr: str, diags: Diagnostics
+) -> None:
+    """A message's envelope and protocol equal its group's when both are set."""
+    for attr, code, same in (
+        ("envelope", "XRG160", lambda a, b: a.lower() == b.lower()),
+        ("protocol", "XRG161", _same_protocol),
+    ):
+        mine, theirs = data.get(attr), group.get(attr)
+        if isinstance(mine, str) and isinstance(theirs, str) and not same(mine, theirs):
+            diags.error(
+                code,
+                file,
+                ptr + "/" + attr,
+                f"{attr} '{mine}' differs from its group's {attr} '{theirs}'",
+            )
+
+
+def _same_protocol(a: str, b: str) -> bool:
+    fa, fb = protocol_family(a), protocol_family(b)
+    return fa == fb if fa and fb else a.lower() == b.lower()
+
+
+# ----------------------------------------------------------------------- declared content
+
+_CE_DEFAULT_TYPES = {
+    "specversion": "string",
+    "id": "string",
+    "type": "string",
+    "source": "uritemplate",
+    "subject": "string",
+    "time": "timestamp",
+    "dataschema": "uritemplate",
+    "datacontenttype": "string",
+}
+_CE_IMPLICITLY_REQUIRED = ("type", "id", "source")
+_CE_NAME = re.compile(r"^[a-z0-9]+$")
+_NOW = "0000-01-01T00:00:00Z"
+
+
+def _check_declared(data: Data, file: str, ptr: str, diags: Diagnostics) -> None:
+    """Rules about what the message itself declares: CloudEvents attributes and options."""
+    em = data.get("envelopemetadata")
+    if is_cloudevents(data.get("envelope")) and isinstance(em, dict):
+        for name, attr in em.items():
+            if isinstance(attr, dict):
+                _check_ce_attribute(
+                    name, attr, file, ptr + pointer("envelopemetadata", name), diags
+                )
+    _check_selectors(data, file, ptr, diags)
+    po = data.get("protocoloptions")
+    family = protocol_family(data.get("protocol"))
+    if isinstance(po, dict) and family is not None:
+        _check_protocol_options(family, po, file, ptr + "/protocoloptions", diags)
+
+
+def _check_ce_attribute(name: str, attr: Data, file: str, ptr: str, diags: Diagnostics) -> None:
+    if not _CE_NAME.match(name):
+        diags.error(
+            "XRG132",
+            file,
+            ptr,
+            f"CloudEvents attribute name '{name}' must be lower-case letters and digits only",
+        )
+    elif len(name) > 20:
+        diags.warning(
+            "XRG133", file, ptr, f"CloudEvents attribute name '{name}' is longer than 20 characters"
+        )
+    if name in _CE_IMPLICITLY_REQUIRED and attr.get("required") is False:
+        diags.error(
+            "XRG130",
+            file,
+            ptr + "/required",
+            f"'{name}' is always required in CloudEvents and must not be declared required: false",
+        )
+    kind = attr.get("type", _CE_DEFAULT_TYPES.get(name, "string"))
+    value = attr.get("value")
+    if name == "specversion":
+        if kind != "string" or (value is not None and value != "1.0"):
+            diags.error(
+                "XRG131", file, ptr, 'specversion must be declared as type string with value "1.0"'
+            )
+        return
+    if not isinstance(kind, str):
+        return  # structural error already reported
+    if kind not in VALUE_CHECKS:
+        diags.error(
+            "XRG134",
+            file,
+            ptr + "/type",
+            f"unknown attribute type '{kind}' (expected one of {', '.join(sorted(VALUE_CHECKS))})",
+        )
+        return
+    if value is not None:
+        problem = VALUE_CHECKS[kind](value)
+        if problem:
+            diags.error(
+                "XRG135", file, ptr + "/value", f"value {value!r} is not a valid {kind}: {problem}"
+            )
+            return
+    if name == "id" and value is not None:
+        diags.warning(
+            "XRG136", file, ptr + "/value", "the CloudEvents 'id' should not have a constant value"
+        )
+    if name == "time" and value is not None and value != _NOW:
+        diags.warning(
+            "XRG137",
+            file,
+            ptr + "/value",
+            f"'time' has the fixed value {value!r}; use {_NOW!r} for 'now' or omit the value",
+        )
+
+
+# ---- attribute value types
+
+_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
+_SYMBOL = re.compile(r"^[A-Za-z0-9_]+$")
+_TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
+_DURATION = re.compile(
+    r"^-?P(?!$)(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+(\.\d+)?S)?)?$"
+)
+
+
+def template_problem(value: str) -> str | None:
+    """Why ``value`` is not an RFC 6570 level 1 template (``None`` when it is)."""
+    stripped = _PLACEHOLDER.sub("", value)
+    if "{" in stripped or "}" in stripped:
+        return "unbalanced '{' or '}'"
+    for name in _PLACEHOLDER.findall(value):
+        if not _SYMBOL.match(name):
+            return f"placeholder '{{{name}}}' must be letters, digits and '_'"
+    return None
+
+
+def _is_str(v: Any) -> str | None:
+    return None if isinstance(v, str) else "expected a string"
+
+
+def _templated_str(v: Any) -> str | None:
+    return _is_str(v) or template_problem(v)
+
+
+def _is_int(v: Any) -> str | None:
+    return None if isinstance(v, int) and not isinstance(v, bool) else "expected an integer"
+
+
+def _is_number(v: Any) -> str | None:
+    ok = isinstance(v, (int, float)) and not isinstance(v, bool)
+    return None if ok else "expected a number"
+
+
+def _is_bool(v: Any) -> str | None:
+    return None if isinstance(v, bool) else "expected true or false"
+
+
+def _is_timestamp(v: Any) -> str | None:
+    if not isinstance(v, str):
+        return "expected an RFC 3339 timestamp string"
+    return None if _TIMESTAMP.match(v) else "expected an RFC 3339 timestamp"
+
+
+def _is_duration(v: Any) -> str | None:
+    ok = isinstance(v, str) and _DURATION.match(v)
+    return None if ok else "expected an ISO 8601 duration like 'PT5M'"
+
+
+def _is_binary(v: Any) -> str | None:
+    if not isinstance(v, str):
+        return "expected a base64 string"
+    try:
+        base64.b64decode(v, validate=True)
+    except (binascii.Error, ValueError):
+        return "expected base64"
+    return None
+
+
+#: xRegistry/CloudEvents attribute type -> value check (None when the value fits)
+VALUE_CHECKS: dict[str, Callable[[Any], str | None]] = {
+    "any": lambda v: None,
+    "string": _templated_str,
+    "symbol": _templated_str,
+    "uritemplate": _templated_str,
+    "uri": _is_str,
+    "urireference": _is_str,
+    "timestamp": _is_timestamp,
+    "duration": _is_duration,
+    "integer": _is_int,
+    "number": _is_number,
+    "boolean": _is_bool,
+    "binary": _is_binary,
+}
+
+
+# --------------------------------------------------------------------- protocol options
+
+_HTTP_METHODS = frozenset(
+    {"GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"}
+)
+_TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
+_MQTT5_ONLY = (
+    "payload_format",
+    "payload_format_indicator",
+    "message_expiry_interval",
+    "response_topic",
+    "correlation_data",
+    "content_type",
+    "user_properties",
+)
+
+
+def _literal(v: Any) -> Any:
+    """The literal behind a loose option value (an attribute definition's ``value``)."""
+    return v.get("value") if isinstance(v, dict) else v
+
+
+def _check_protocol_options(family: str, po: Data, file: str, ptr: str, diags: Diagnostics) -> None:
+    """Structure of the options of a known protocol plus per-option value rules."""
+    model = cm.PROTOCOL_OPTIONS.get(family)
+    if model is not None:
+        _structure(model, Entity(po, file, ptr), "XRG126", f"{family} protocol options", diags)
+    if family == "HTTP":
+        _check_http_declared(po, file, ptr, diags)
+    elif family == "KAFKA":
+        key64 = _literal(po.get("key_base64"))
+        if isinstance(key64, str) and "{" not in key64 and _is_binary(key64):
+            diags.error("XRG169", file, ptr + "/key_base64", "key_base64 is not valid base64")
+    elif family.startswith("MQTT"):
+        qos = _literal(po.get("qos"))
+        if (
+            qos is not None
+            and not (isinstance(qos, str) and "{" in qos)
+            and (isinstance(qos, bool) or qos not in (0, 1, 2))
+        ):
+            diags.error("XRG170", file, ptr + "/qos", f"MQTT qos must be 0, 1 or 2, not {qos!r}")
+        if family == "MQTT/3.1.1":
+            for opt in _MQTT5_ONLY:
+                if opt in po:
+                    diags.warning(
+                        "XRG171", file, ptr + pointer(opt), f"'{opt}' exists only in MQTT 5.0"
+                    )
+
+
+def _check_http_declared(po: Data, file: str, ptr: str, diags: Diagnostics) -> None:
+    method = _literal(po.get("method"))
+    if isinstance(method, str) and "{" not in method:
+        if not _TOKEN.match(method):
+            diags.error("XRG165", file, ptr + "/method", f"'{method}' is not a valid HTTP method")
+        elif method not in _HTTP_METHODS:
+            known = method.upper() in _HTTP_METHODS
+            diags.warning(
+                "XRG165",
+                file,
+                ptr + "/method",
+                f"HTTP method '{method}'"
+                + (
+                    " is case-sensitive; write it in upper case"
+                    if known
+                    else " is not a standard method"
+                ),
+            )
+    status = _literal(po.get("status"))
+    if status is not None and not (isinstance(status, str) and "{" in status):
+        text = str(status) if not isinstance(status, bool) else ""
+        if not (text.isdigit() and len(text) == 3 and 100 <= int(text) <= 599):
+            diags.error(
+                "XRG166",
+                file,
+                ptr + "/status",
+                f"HTTP status must be a code 100-599, not {status!r}",
+            )
+    headers = po.get("headers")
+    names: Iterable[Any] = ()
+    if isinstance(headers, list):
+        names = (h.get("name") for h in headers if isinstance(h, dict))
+    elif isinstance(headers, dict):
+        names = headers.keys()
+    for name in names:
+        if isinstance(name, str) and not _TOKEN.match(name):
+            diags.error(
+                "XRG167", file, ptr + "/headers", f"'{name}' is not a valid HTTP header name"
+            )
+
+
+# --------------------------------------------------------------------- whole-message rules
+
+
+def _check_complete(data: Data, file: str, ptr: str, diags: Diagnostics) -> None:
+    """Rules that need the complete message (after basemessage resolution)."""
+    _check_payload(data, file, ptr, diags)
+    if is_cloudevents(data.get("envelope")):
+        _check_ce_complete(data, file, ptr, diags)
+    proto = data.get("protocol")
+    po = data.get("protocoloptions")
+    if isinstance(proto, str) and po is None:
+        diags.warning(
+            "XRG163",
+            file,
+            ptr + "/protocol",
+            "'protocoloptions' is required when 'protocol' is set",
+        )
+    family = protocol_family(proto)
+    if isinstance(po, dict):
+        if family == "HTTP" and po.get("method") is not None and po.get("status") is not None:
+            diags.error(
+                "XRG164",
+                file,
+                ptr + "/protocoloptions",
+                "HTTP 'method' and 'status' are mutually exclusive",
+            )
+        if family == "KAFKA" and po.get("key") is not None and po.get("key_base64") is not None:
+            diags.error(
+                "XRG168",
+                file,
+                ptr + "/protocoloptions",
+                "Kafka 'key' and 'key_base64' are mutually exclusive",
+            )
+
+
+def _check_ce_complete(data: Data, file: str, ptr: str, diags: Diagnostics) -> None:
+    em = data.get("envelopemetadata")
+    if em is None:
+        diags.warning(
+            "XRG138",
+            file,
+            ptr + "/envelope",
+            "'envelopemetadata' is required with a CloudEvents envelope; only implied attributes are used",
+        )
+        return
+    if not isinstance(em, dict):
+        return
+    uri = data.get("dataschemauri")
+    ds = _attr_value(em, "dataschema")
+    if isinstance(uri, str) and isinstance(ds, str) and ds != uri:
+        diags.error(
+            "XRG142",
+            file,
+            ptr + "/envelopemetadata/dataschema/value",
+            f"CloudEvents 'dataschema' {ds!r} must match 'dataschemauri' {uri!r}",
+        )
+    mct = data.get("datacontenttype")
+    act = _attr_value(em, "datacontenttype")
+    if isinstance(mct, str) and isinstance(act, str) and _media(mct) != _media(act):
+        diags.error(
+            "XRG143",
+            file,
+            ptr + "/envelopemetadata/datacontenttype/value",
+            f"CloudEvents 'datacontenttype' {act!r} differs from the message's 'datacontenttype' {mct!r}",
+        )
+
+
+def _attr_value(em: Data, name: str) -> Any:
+    attr = em.get(name)
+    return attr.get("value") if isinstance(attr, dict) else None
+
+
+def _media(ct: str) -> str:
+    """Compare content types case-insensitively, ignoring spaces around parameters."""
+    return ";".join(p.strip().lower() for p in ct.split(";"))
+
+
+def _check_payload(data: Data, file: str, ptr: str, diags: Diagnostics) -> None:
+    refs = [k for k in ("dataschema", "dataschemauri", "dataschemaxid") if data.get(k) is not None]
+    if "dataschema" in refs and "dataschemauri" in refs:
+        diags.error(
+            "XRG141",
+            file,
+            ptr + "/dataschema",
+            "'dataschema' and 'dataschemauri' are mutually exclusive",
+        )
+    fmt = data.get("dataschemaformat")
+    if refs and fmt is None:
+        diags.warning(
+            "XRG140",
+            file,
+            ptr + "/" + refs[0],
+            f"'dataschemaformat' is required with '{refs[0]}'; the format is inferred from the schema",
+        )
+    if "dataschema" in refs:
+        _check_schema_document(data["dataschema"], fmt, file, ptr + "/dataschema", diags)
+    elif isinstance(fmt, str) and schema_format_family(fmt) is None and refs:
+        diags.warning(
+            "XRG152",
+            file,
+            ptr + "/dataschemaformat",
+            f"schema format '{fmt}' is not supported; the payload is opaque",
+        )
+
+
+# ----------------------------------------------------------------------------- schemas
+
+
+def _check_schema(schema: SchemaEntry, group: Data, diags: Diagnostics) -> None:
+    ent = schema.entity
+    _structure(cm.Schema, ent, "XRG123", "schema", diags)
+    meta = ent.data.get("meta")
+    xref = isinstance(meta, dict) and meta.get("xref")
+    if not schema.versions and not xref:
+        diags.error("XRG155", ent.file, ent.pointer, "schema has no versions and no xref")
+    if (
+        schema.default_version is not None
+        and schema.versions
+        and schema.default_version not in schema.versions
+    ):
+        diags.warning(
+            "XRG156",
+            ent.file,
+            ent.pointer + "/meta/defaultversionid",
+            f"defaultversionid '{schema.default_version}' names no version",
+        )
+    for version in schema.versions.values():
+        v = version.data
+        _structure(cm.SchemaVersion, version, "XRG124", "schema version", diags)
+        fmt = v.get("format") or ent.data.get("format") or group.get("format")
+        if "schema" in v:
+            _check_schema_document(
+                v["schema"], fmt, version.file, version.pointer + "/schema", diags
+            )
+        elif v.get("schemaurl") is None and v.get("schemabase64") is None:
+            diags.error(
+                "XRG153",
+                version.file,
+                version.pointer,
+                "schema version has no 'schema', 'schemaurl' or 'schemabase64'",
+            )
+
+
+def _check_schema_document(doc: Any, fmt: Any, file: str, ptr: str, diags: Diagnostics) -> None:
+    """Check an embedded schema by its format family (JSON Schema, Avro, Protobuf)."""
+    family = schema_format_family(fmt) if isinstance(fmt, str) else None
+    if family is None:
+        if isinstance(fmt, str):
+            diags.warning(
+                "XRG152",
+                file,
+                ptr,
+                f"schema format '{fmt}' is not supported; the payload is opaque",
+            )
+        return
+    if isinstance(doc, str) and family != "protobuf":
+        try:
+            doc = json.loads(doc)
+        except json.JSONDecodeError as e:
+            diags.error(
+                "XRG154",
+                file,
+                ptr,
+                f"{family} schema text is not JSON: line {e.lineno}:{e.colno}: {e.msg}",
+            )
+            return
+    if family == "json":
+        check_json_schema(doc, schema_format_version(fmt), file, ptr, diags)
+    elif family == "avro":
+        for p, msg in avro_problems(doc):
+            diags.error("XRG151", file, ptr + p, f"invalid Avro schema: {msg}")
+    elif not isinstance(doc, str):
+        diags.error("XRG154", file, ptr, "a Protobuf schema must be the .proto text (a string)")
+
+
+# ---- JSON Schema
+
+_DRAFT_URIS = {
+    "draft-04": "http://json-schema.org/draft-04/schema#",
+    "draft-06": "http://json-schema.org/draft-06/schema#",
+    "draft-07": "http://json-schema.org/draft-07/schema#",
+    "2019-09": "https://json-schema.org/draft/2019-09/schema",
+    "2020-12": "https://json-schema.org/draft/2020-12/schema",
+}
+#: a string-valued annotation member in compact JSON (keys are the only strings before ':')
+_ANNOTATION_RE = re.compile(r'"(?:title|description|\$comment)":"(?:[^"\\]|\\.)*"')
+#: annotation-free canonical JSON of schemas known to pass their meta-schema
+_VALID_SCHEMA_KEYS: set[str] = set()
+_META_VALIDATORS: dict[type, Any] = {}
+
+
+def _schema_key(schema: Data) -> str:
+    """Canonical JSON with string annotations blanked: their meta-schema rule is only 'a
+    string', so schemas differing only in titles/descriptions share one meta-validation."""
+    text = json.dumps(schema, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _ANNOTATION_RE.sub('"":""', text)
+
+
+@lru_cache(maxsize=256)
+def _validator_class(dollar_schema: str | None, draft: str | None) -> Any:
+    """The jsonschema validator class for a ``$schema`` value, else the format's draft."""
+    default = js_validators.validator_for(
+        {"$schema": _DRAFT_URIS.get(draft or "", _DRAFT_URIS["draft-07"])}
+    )
+    if dollar_schema is None:
+        return default
+    return js_validators.validator_for({"$schema": dollar_schema}, default=default)
+
+
+def check_json_schema(
+    schema: Any, draft: str | None, file: str, ptr: str, diags: Diagnostics
+) -> None:
+    """Meta-validate an embedded JSON Schema (its ``$schema``, else ``draft``, else draft-07).
+    Results are cached by the schema's annotation-free canonical JSON."""
+    if isinstance(schema, bool):
+        return
+    if not isinstance(schema, dict):
+        diags.error("XRG154", file, ptr, "a JSON Schema must be an object or a boolean")
+        return
+    dollar = schema.get("$schema")
+    cls = _validator_class(dollar if isinstance(dollar, str) else None, draft)
+    key = cls.__name__ + _schema_key(schema)
+    if key in _VALID_SCHEMA_KEYS:
+        return
+    meta = _META_VALIDATORS.get(cls)
+    if meta is None:
+        meta = _META_VALIDATORS[cls] = cls(cls.META_SCHEMA)
+    errors = sorted(meta.iter_errors(schema), key=lambda e: list(map(str, e.absolute_path)))
+    if not errors:
+        _VALID_SCHEMA_KEYS.add(key)
+        return
+    name = cls.__name__.removesuffix("Validator")
+    for err in errors:
+        diags.error(
+            "XRG150",
+            file,
+            ptr + pointer(*err.absolute_path),
+            f"invalid JSON Schema ({name}): {err.message}",
+        )
+
+
+# ---- Avro
+
+_AVRO_PRIMITIVES = frozenset(
+    {"null", "boolean", "int", "long", "float", "double", "bytes", "string"}
+)
+_AVRO_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_AVRO_NAMESPACE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+
+
+def avro_problems(schema: Any) -> list[tuple[str, str]]:
+    """Structural problems of an Avro schema as (pointer suffix, message) pairs: records need
+    ``fields`` with names and types, enums ``symbols``, arrays ``items``, maps ``values``,
+    fixed a ``size``; names follow the Avro name rules; named types are defined before use."""
+    out: list[tuple[str, str]] = []
+    _avro(schema, "", "", set(), out)
+    return out
+
+
+def _avro(s: Any, ptr: str, ns: str, named: set[str], out: list[tuple[str, str]]) -> None:
+    if isinstance(s, str):
+        if s not in _AVRO_PRIMITIVES and s not in named and (ns + "." + s) not in named:
+            out.append((ptr, f"unknown type '{s}'"))
+        return
+    if isinstance(s, list):
+        for i, branch in enumerate(s):
+            if isinstance(branch, list):
+                out.append((ptr + f"/{i}", "a union must not directly contain a union"))
+            else:
+                _avro(branch, ptr + f"/{i}", ns, named, out)
+        return
+    if not isinstance(s, dict):
+        out.append((ptr, "expected a type name, an object or a union array"))
+        return
+    kind = s.get("type")
+    if kind in ("record", "error", "enum", "fixed"):
+        ns = _avro_define(s, ptr, ns, named, out)
+    if kind in ("record", "error"):
+        _avro_fields(s, ptr, ns, named, out)
+    elif kind == "enum":
+        symbols = s.get("symbols")
+        if not isinstance(symbols, list) or not all(
+            isinstance(x, str) and _AVRO_NAME.match(x) for x in symbols
+        ):
+            out.append((ptr + "/symbols", "enum 'symbols' must be an array of Avro names"))
+        elif len(set(symbols)) != len(symbols):
+            out.append((ptr + "/symbols", "enum symbols must be unique"))
+    elif kind == "array":
+        _avro_child(s, "items", ptr, ns, named, out)
+    elif kind == "map":
+        _avro_child(s, "values", ptr, ns, named, out)
+    elif kind == "fixed":
+        size = s.get("size")
+        if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+            out.append((ptr + "/size", "fixed 'size' must be a non-negative integer"))
+    elif kind in _AVRO_PRIMITIVES:
+        return
+    elif kind is None:
+        out.append((ptr, "missing 'type'"))
+    else:
+        _avro(kind, ptr + "/type", ns, named, out)
+
+
+def _avro_define(s: Data, ptr: str, ns: str, named: set[str], out: list[tuple[str, str]]) -> str:
+    name = s.get("name")
+    space = s.get("namespace")
+    if isinstance(space, str) and space and not _AVRO_NAMESPACE.match(space):
+        out.append((ptr + "/namespace", f"invalid namespace '{space}'"))
+    if not isinstance(name, str) or not _AVRO_NAMESPACE.match(name):
+        out.append((ptr + "/name", f"named type needs a valid 'name', not {name!r}"))
+        return ns
+    if "." in name:
+        ns, _, short = name.rpartition(".")
+    else:
+        ns = space if isinstance(space, str) else ns
+        short = name
+    named.update({short, f"{ns}.{short}" if ns else short})
+    return ns
+
+
+def _avro_fields(s: Data, ptr: str, ns: str, named: set[str], out: list[tuple[str, str]]) -> None:
+    fields = s.get("fields")
+    if not isinstance(fields, list):
+        out.append((ptr + "/fields", "a record needs a 'fields' array"))
+        return
+    seen: set[str] = set()
+    for i, f in enumerate(fields):
+        fptr = ptr + f"/fields/{i}"
+        if not isinstance(f, dict):
+            out.append((fptr, "a field must be an object"))
+            continue
+        fname = f.get("name")
+        if not isinstance(fname, str) or not _AVRO_NAME.match(fname):
+            out.append((fptr + "/name", f"invalid field name {fname!r}"))
+        elif fname in seen:
+            out.append((fptr + "/name", f"duplicate field name '{fname}'"))
+        else:
+            seen.add(fname)
+        if "type" not in f:
+            out.append((fptr, "a field needs a 'type'"))
+        else:
+            _avro(f["type"], fptr + "/type", ns, named, out)
+
+
+def _avro_child(
+    s: Data, key: str, ptr: str, ns: str, named: set[str], out: list[tuple[str, str]]
+) -> None:
+    if key not in s:
+        out.append((ptr, f"'{s.get('type')}' needs '{key}'"))
+    else:
+        _avro(s[key], ptr + "/" + key, ns, named, out)
+
+
+# ----------------------------------------------------------------------------- endpoints
+
+_USAGES = frozenset({"subscriber", "consumer", "producer"})
+
+
+def _check_endpoint(ep: Entity, diags: Diagnostics) -> None:
+    data, file, ptr = ep.data, ep.file, ep.pointer
+    _structure(cm.Endpoint, ep, "XRG125", "endpoint", diags)
+    _check_selectors(data, file, ptr, diags)
+    family = protocol_family(data.get("protocol"))
+    usage = data.get("usage")
+    if isinstance(usage, list) and all(isinstance(u, str) for u in usage):
+        _check_usage(usage, family, file, ptr + "/usage", diags)
+    opts = data.get("envelopeoptions")
+    if isinstance(opts, dict):
+        mode = opts.get("mode")
+        if mode is not None and mode not in ("binary", "structured"):
+            diags.error(
+                "XRG173",
+                file,
+                ptr + "/envelopeoptions/mode",
+                f"mode must be 'binary' or 'structured', not {mode!r}",
+            )
+        if mode == "binary" and "format" in opts:
+            diags.error(
+                "XRG173",
+                file,
+                ptr + "/envelopeoptions/format",
+                "'format' must not be set in binary mode",
+            )
+    msgs = data.get("messages")
+    if isinstance(msgs, dict):
+        for mid, m in msgs.items():
+            if isinstance(m, dict):
+                validate_message(m, file, ptr + pointer("messages", mid), diags, group=data)
+
+
+def _check_usage(
+    usage: list[str], family: str | None, file: str, ptr: str, diags: Diagnostics
+) -> None:
+    unknown = [u for u in usage if u not in _USAGES]
+    if unknown:
+        diags.error(
+            "XRG172",
+            file,
+            ptr,
+            f"unknown usage {', '.join(map(repr, unknown))} (subscriber, consumer, producer)",
+        )
+        return
+    roles = set(usage)
+    if not roles:
+        diags.error("XRG172", file, ptr, "usage must name at least one role")
+    elif "producer" in roles and len(roles) > 1:
+        diags.error("XRG172", file, ptr, "'producer' must not be combined with other usages")
+    elif roles == {"subscriber", "consumer"} and family in ("HTTP", "KAFKA"):
+        diags.error(
+            "XRG172", file, ptr, f"{family} endpoints must model subscriber and consumer separately"
+        )

@@ -1,0 +1,1 @@
+"""Real-broker tests (servers from scripts/services.sh and private processes)."""

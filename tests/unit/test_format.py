@@ -1,0 +1,61 @@
+"""The shape-cached formatter must produce exactly what black produces."""
+
+import black
+import pytest
+
+from generator.format import Formatter, denormalize, normalize
+from generator.render import CHUNK, MEMBER
+
+SAMPLES = [
+    "x   =  {'a':1,'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb':22222222222222222222222222222222222222222}\n",
+    "def   function_name(argument_one,argument_two,*,keyword_only:int=0x1F,other=1e10)->None:\n  return None\n",
+    "class Example0001(Base):\n    '''Doc with 3 digits 123 and \\\\n escapes'''\n    value:int=1  # type: ignore\n",
+    "result = some_function_with_a_long_name(first_argument_value, second_argument_value, third_argument)\n",
+]
+
+
+@pytest.mark.parametrize("src", SAMPLES)
+def test_chunk_matches_black(src: str, tmp_path) -> None:
+    f = Formatter(cache_dir=tmp_path, use_cache=False)
+    assert f.chunk(src) == black.format_str(src, mode=black.Mode())
+
+
+def test_same_shape_is_formatted_once(tmp_path) -> None:
+    f = Formatter(cache_dir=tmp_path, use_cache=False)
+    a = f.chunk("value_aaaa = call_bbbb(argument_cccc, 1)\n")
+    lines = f.formatted_lines
+    b = f.chunk("value_dddd = call_eeee(argument_ffff, 7)\n")
+    assert f.formatted_lines == lines  # cache hit: same shape
+    assert b == "value_dddd = call_eeee(argument_ffff, 7)\n"
+    assert a.startswith("value_aaaa")
+
+
+def test_normalize_round_trip_and_keywords() -> None:
+    text = "def some_name(self, value): return value if value else None  # type: ignore"
+    norm, back = normalize(text)
+    assert "def " in norm and " return " in norm and " if " in norm and "None" in norm
+    assert "some_name" not in norm and len(norm) == len(text)
+    assert denormalize(norm, back) == text
+
+
+def test_file_chunks_and_members_join_as_black_would(tmp_path) -> None:
+    src = (
+        '"""Module."""\n\nimport os\n' + CHUNK + "\n"
+        "class A:\n    '''Doc.'''\n\n    def __init__(self) -> None:\n        pass\n"
+        f"    {MEMBER}\n    def first(self, x:int)->int:\n        return x\n"
+        f"    {MEMBER}\n    def second(self, y:int)->int:\n        return os.getpid()+y\n"
+        + CHUNK + "\nX=1\n" + CHUNK + "\ndef f(): pass\n"
+    )
+    f = Formatter(cache_dir=tmp_path)
+    out = f.file(src)
+    assert CHUNK not in out and MEMBER not in out
+    assert black.format_str(out, mode=black.Mode()) == out
+
+
+def test_cache_persists(tmp_path) -> None:
+    f = Formatter(cache_dir=tmp_path)
+    f.file("x=1\n")
+    f.save()
+    g = Formatter(cache_dir=tmp_path)
+    assert g.file("x=1\n") == "x = 1\n"
+    assert g.formatted_lines == 0
