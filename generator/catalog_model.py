@@ -11,6 +11,7 @@ not through the parent model.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
@@ -40,15 +41,16 @@ def _attr_def_error(v: dict[str, Any]) -> str | None:
     return None
 
 
-def _loose(*kinds: type, what: str) -> Any:
-    """A protocol option value: one of ``kinds``, a template string, or an attribute definition."""
+def _loose_check(*kinds: type, what: str) -> Callable[[Any], Any]:
+    """A protocol option value: one of ``kinds``, an attribute definition, or a string (for
+    non-string options only a template with a ``{placeholder}``)."""
+
+    templates_only = str not in kinds  # an integer/boolean option may be a "{placeholder}"
 
     def check(v: Any) -> Any:
-        if (
-            v is None
-            or isinstance(v, str)
-            or (isinstance(v, kinds) and not _bool_for_int(v, kinds))
-        ):
+        if v is None or (isinstance(v, kinds) and not _bool_for_int(v, kinds)):
+            return v
+        if isinstance(v, str) and (not templates_only or "{" in v):
             return v
         if isinstance(v, dict):
             problem = _attr_def_error(v)
@@ -59,18 +61,18 @@ def _loose(*kinds: type, what: str) -> Any:
             )
         raise PydanticCustomError(
             "loose_value",
-            "expected {what}, a template string or an attribute definition {{type, value, ...}}",
+            "expected {what}, a template string or an attribute definition {type, value, ...}",
             {"what": what},
         )
 
-    return Annotated[Any, AfterValidator(check)]
+    return check
 
 
 def _bool_for_int(v: Any, kinds: tuple[type, ...]) -> bool:
     return isinstance(v, bool) and bool not in kinds
 
 
-def _shape(*, lists: bool, maps: bool, what: str) -> Any:
+def _shape_check(*, lists: bool, maps: bool, what: str) -> Callable[[Any], Any]:
     """Headers/properties collections: an array of ``{name, value}`` and/or a map."""
 
     def check(v: Any) -> Any:
@@ -85,14 +87,20 @@ def _shape(*, lists: bool, maps: bool, what: str) -> Any:
             return v
         raise PydanticCustomError("collection", "expected {what}", {"what": what})
 
-    return Annotated[Any, AfterValidator(check)]
+    return check
 
 
-LooseStr = _loose(str, what="a string")
-LooseInt = _loose(int, what="an integer")
-LooseBool = _loose(bool, what="a boolean")
-NameValueList = _shape(lists=True, maps=True, what="an array of {name, value} objects or a map")
-Section = _shape(lists=False, maps=True, what="an object")
+LooseStr = Annotated[Any, AfterValidator(_loose_check(str, what="a string"))]
+LooseInt = Annotated[Any, AfterValidator(_loose_check(int, what="an integer"))]
+LooseBool = Annotated[Any, AfterValidator(_loose_check(bool, what="a boolean"))]
+LooseStatus = Annotated[Any, AfterValidator(_loose_check(str, int, what="a status code"))]
+NameValueList = Annotated[
+    Any,
+    AfterValidator(
+        _shape_check(lists=True, maps=True, what="an array of {name, value} objects or a map")
+    ),
+]
+Section = Annotated[Any, AfterValidator(_shape_check(lists=False, maps=True, what="an object"))]
 
 
 class Meta(_Model):
@@ -183,7 +191,7 @@ class HttpOptions(_Model):
     query: NameValueList = None
     path: LooseStr = None
     method: LooseStr = None
-    status: _loose(str, int, what="a status code") = None
+    status: LooseStatus = None
 
 
 class KafkaOptions(_Model):

@@ -590,15 +590,10 @@ def normalize_schema(
 def normalize_version(
     data: dict[str, Any], key: str, file: str, ptr: str, diags: Diagnostics
 ) -> dict[str, Any]:
-    """A copy of a schema version (legacy ``id`` -> ``versionid``; missing -> map key)."""
+    """A copy of a schema version (legacy ``id`` -> ``versionid``; missing -> map key, silently,
+    as versions are nearly always written without their id)."""
     data = dict(data)
-    n = _Norm(diags, file, ptr)
-    if "id" in data and "versionid" not in data:
-        n.ensure_id(data, "version", key)
-    elif data.get("versionid") is None:
-        data["versionid"] = key  # versions are keyed by id; no warning for the common omission
-    elif str(data["versionid"]) != key:
-        n.ensure_id(data, "version", key)
+    _Norm(diags, file, ptr).ensure_id(data, "version", key)
     return data
 
 

@@ -126,9 +126,7 @@ class _Imports:
         for module, name, local in sorted(self._names):
             if not re.search(rf"\b{re.escape(local)}\b", body):
                 continue
-            by_module.setdefault(module, []).append(
-                name if local == name else f"{name} as {local}"
-            )
+            by_module.setdefault(module, []).append(name if local == name else f"{name} as {local}")
         std = sorted(m for m in by_module if m not in ("__future__", "pydantic"))
         lines = ["from __future__ import annotations", ""]
         lines += [f"from {m} import {', '.join(by_module[m])}" for m in std]
@@ -238,8 +236,7 @@ def _walk(schema: Any, ref: RefFn) -> Any:
         elif key in _SCHEMA_ONE or (key == "dependencies" and isinstance(value, dict)):
             if key == "dependencies":
                 out[key] = {
-                    n: _walk(v, ref) if isinstance(v, dict) else v
-                    for n, v in sorted(value.items())
+                    n: _walk(v, ref) if isinstance(v, dict) else v for n, v in sorted(value.items())
                 }
             else:
                 out[key] = _walk(value, ref)
@@ -313,9 +310,7 @@ class _JsonBatch:
         shapes: dict[str, _Shape] = {}
         for p in self.payloads:
             norm = self._normalize(p)
-            key = json.dumps(
-                norm, sort_keys=True, separators=(",", ":"), ensure_ascii=False
-            )
+            key = json.dumps(norm, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
             shape = shapes.get(key)
             if shape is None:
                 shapes[key] = _Shape(len(shapes), norm, [p])
@@ -339,30 +334,20 @@ class _JsonBatch:
         target = schema.get("$ref")
         if set(schema) == {"$ref"} and isinstance(target, str):
             parts = [_unescape(t) for t in target[1:].split("/")[1:]]
-            if (
-                len(parts) == 2
-                and parts[0] in ("definitions", "$defs")
-                and parts[1] in defs
-            ):
+            if len(parts) == 2 and parts[0] in ("definitions", "$defs") and parts[1] in defs:
                 alias_root = parts[1]
                 hoisted[alias_root] = root_ph
 
         def relocate(ref: str) -> str:
             parts = [_unescape(t) for t in ref[1:].split("/")[1:]]
-            if (
-                len(parts) >= 2
-                and parts[0] in ("definitions", "$defs")
-                and parts[1] in hoisted
-            ):
+            if len(parts) >= 2 and parts[0] in ("definitions", "$defs") and parts[1] in hoisted:
                 new = ["$defs", hoisted[parts[1]], *parts[2:]]
             else:
                 new = ["$defs", root_ph, *parts]
             return "#" + "".join("/" + _escape(t) for t in new)
 
         if alias_root is not None:
-            schema = (
-                dict(defs[alias_root]) if isinstance(defs[alias_root], dict) else {}
-            )
+            schema = dict(defs[alias_root]) if isinstance(defs[alias_root], dict) else {}
         placed = {root_ph: _walk(schema, relocate)}
         if isinstance(description, str) and "description" not in placed[root_ph]:
             placed[root_ph]["description"] = description
@@ -421,9 +406,7 @@ class _JsonBatch:
             return ""
         try:
             out, notes = self._dcg(defs)
-        except (
-            Exception
-        ):  # noqa: BLE001 - dcg raises many types; isolate the culprit below
+        except Exception:  # noqa: BLE001 - dcg raises many types; isolate the culprit below
             for s in shapes:
                 try:
                     self._dcg(self._place(s, None))
@@ -456,9 +439,7 @@ class _JsonBatch:
         names = {f"Xrgp{s.index}R": s.payloads[0].model_name for s in shapes}
         text = _ANY_PLACEHOLDER.sub(lambda m: names.get(m.group(0), m.group(0)), note)
         where = owner.location if owner else "models"
-        self.diags.append(
-            (where, XRG_JSON_WARNING, f"datamodel-code-generator: {text}")
-        )
+        self.diags.append((where, XRG_JSON_WARNING, f"datamodel-code-generator: {text}"))
 
     # -- post-processing -------------------------------------------------------------
     def render(self) -> str:
@@ -477,9 +458,7 @@ class _JsonBatch:
             if s.permissive:
                 blocks.append(_permissive(first.model_name, self.imports, first.schema))
             for p in s.payloads[1:]:
-                desc = (
-                    p.schema.get("description") if isinstance(p.schema, dict) else None
-                )
+                desc = p.schema.get("description") if isinstance(p.schema, dict) else None
                 blocks.append(_subclass(p.model_name, first.model_name, desc))
         return "\n\n\n".join(b for b in blocks if b)
 
@@ -511,11 +490,7 @@ class _JsonBatch:
                 rename[local] = self.imports.use(module, name, local)
                 if rename[local] not in self.scope:
                     self.scope.claim(rename[local])
-        roots = {
-            f"Xrgp{s.index}R": s.payloads[0].model_name
-            for s in shapes
-            if not s.permissive
-        }
+        roots = {f"Xrgp{s.index}R": s.payloads[0].model_name for s in shapes if not s.permissive}
         wrappers: list[str] = []
         for node in classes:
             if node.name == _DCG_ROOT:
@@ -542,9 +517,7 @@ class _JsonBatch:
             kept.pop(0)
         body = "\n".join(kept).strip() + "\n"
         body = _rename_tokens(body, rename)
-        return (
-            body.rstrip() + ("\n\n\n" + "\n\n\n".join(wrappers) if wrappers else "")
-        ).strip()
+        return (body.rstrip() + ("\n\n\n" + "\n\n\n".join(wrappers) if wrappers else "")).strip()
 
     def _claim(self, name: str, where: str) -> str:
         unique, collided = self.scope.claim(name)
@@ -570,8 +543,7 @@ def _shape_at(shapes: list[_Shape], index: int) -> _Shape:
 
 def _is_enum(node: ast.ClassDef) -> bool:
     return any(
-        isinstance(b, ast.Name) and b.id in ("Enum", "StrEnum", "IntEnum")
-        for b in node.bases
+        isinstance(b, ast.Name) and b.id in ("Enum", "StrEnum", "IntEnum") for b in node.bases
     )
 
 
@@ -698,11 +670,7 @@ class _AvroSchema:
         full = f"{space}.{short}" if space else short
         if full in self.named:
             raise AvroError(f"Avro type {full!r} is defined twice")
-        flat = {
-            k: v
-            for k, v in schema.items()
-            if k not in ("namespace", "fields", "aliases")
-        }
+        flat = {k: v for k, v in schema.items() if k not in ("namespace", "fields", "aliases")}
         flat["name"] = full
         node = _Named(full, schema["type"], flat, set())
         self.named[full] = node
@@ -718,11 +686,7 @@ class _AvroSchema:
         return full
 
     def _field(self, f: Any, ns: str, deps: set[str], record: str) -> dict[str, Any]:
-        if (
-            not isinstance(f, dict)
-            or not isinstance(f.get("name"), str)
-            or "type" not in f
-        ):
+        if not isinstance(f, dict) or not isinstance(f.get("name"), str) or "type" not in f:
             raise AvroError(f"bad field in record {record!r}: {json.dumps(f)[:80]}")
         return {
             **{k: v for k, v in f.items() if k != "aliases"},
@@ -738,9 +702,7 @@ class _AvroSchema:
             if n not in seen:
                 seen.add(n)
                 stack.extend(self.named[n].deps)
-        return json.dumps(
-            [[n, self.named[n].flat] for n in sorted(seen)], sort_keys=True
-        )
+        return json.dumps([[n, self.named[n].flat] for n in sorted(seen)], sort_keys=True)
 
 
 class _AvroModule:
@@ -791,9 +753,7 @@ class _AvroModule:
                 self.by_signature[sig] = node.cls
                 pending.append(node)
             else:
-                node.cls = self._claim(
-                    pascal(node.fullname.rpartition(".")[2]), p.location
-                )
+                node.cls = self._claim(pascal(node.fullname.rpartition(".")[2]), p.location)
                 self.by_signature[sig] = node.cls
                 pending.append(node)
         for node in _post_order(parsed, root, pending):
@@ -834,9 +794,7 @@ class _AvroModule:
                 f"    {members.claim(_member(s))[0]} = {py_str(str(s))}"
                 for s in node.flat["symbols"]
             ]
-            return "\n".join(
-                [f"class {node.cls}({enum}):", *head, *(lines or ["    pass"])]
-            )
+            return "\n".join([f"class {node.cls}({enum}):", *head, *(lines or ["    pass"])])
         if node.kind == "fixed":
             rm = self.imports.use("pydantic", "RootModel")
             t = self._type(node.fullname, parsed, expand_fixed=True)
@@ -844,9 +802,7 @@ class _AvroModule:
         base = self.imports.use("pydantic", "BaseModel")
         cfg = self.imports.use("pydantic", "ConfigDict")
         lines = [f"class {node.cls}({base}):", *head]
-        lines.append(
-            f"    model_config = {cfg}(populate_by_name=True, protected_namespaces=())"
-        )
+        lines.append(f"    model_config = {cfg}(populate_by_name=True, protected_namespaces=())")
         names = Scope(_BASEMODEL_ATTRS | _MODULE_LOWER | {"model_config"})
         for f in node.flat["fields"]:
             lines.append("    " + self._field(f, parsed, names))
@@ -873,9 +829,7 @@ class _AvroModule:
             if simple_default is not None:
                 args.insert(0, f"default={simple_default}")
             return f"{py}: {t} = {self.imports.use('pydantic', 'Field')}({', '.join(args)})"
-        return f"{py}: {t}" + (
-            f" = {simple_default}" if simple_default is not None else ""
-        )
+        return f"{py}: {t}" + (f" = {simple_default}" if simple_default is not None else "")
 
     def _default(self, schema: Any, value: Any, parsed: _AvroSchema) -> str:
         branch = schema[0] if isinstance(schema, list) and schema else schema
@@ -892,18 +846,14 @@ class _AvroModule:
         return "union"
 
     # -- types ----------------------------------------------------------------------
-    def _type(
-        self, schema: Any, parsed: _AvroSchema, expand_fixed: bool = False
-    ) -> str:
+    def _type(self, schema: Any, parsed: _AvroSchema, expand_fixed: bool = False) -> str:
         if isinstance(schema, list):
             return self._union(schema, parsed)
         if isinstance(schema, str):
             if schema in _AVRO_PRIMITIVES:
                 return _AVRO_PRIMITIVES[schema]
             node = parsed.named[schema]
-            if node.kind == "fixed" and (
-                expand_fixed or node.flat.get("logicalType") == "decimal"
-            ):
+            if node.kind == "fixed" and (expand_fixed or node.flat.get("logicalType") == "decimal"):
                 return self._fixed(node.flat)
             return node.cls
         kind = schema.get("type")
@@ -975,9 +925,7 @@ def _member(symbol: Any) -> str:
     text = str(symbol)
     if text.isidentifier() and not keyword.iskeyword(text) and not text.startswith("_"):
         return text
-    return (
-        snake(text) if not text.isidentifier() or text.startswith("_") else text + "_"
-    )
+    return snake(text) if not text.isidentifier() or text.startswith("_") else text + "_"
 
 
 def _logical_fits(logical: str, kind: Any) -> bool:

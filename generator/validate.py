@@ -107,10 +107,13 @@ def _structure(
                 code,
                 ent.file,
                 ent.pointer + _loc_pointer(ent.data, err["loc"], err["type"] == "missing"),
-                f"invalid {what}: {err['msg']}",
+                f"invalid {what}: {_INSTANCE_OF.sub('', err['msg'])}",
             )
         return False
     return True
+
+
+_INSTANCE_OF = re.compile(r" or instance of \w+")
 
 
 def _loc_pointer(data: Any, loc: tuple[int | str, ...], missing: bool) -> str:
@@ -565,7 +568,14 @@ def _check_schema(schema: SchemaEntry, group: Data, diags: Diagnostics) -> None:
         v = version.data
         _structure(cm.SchemaVersion, version, "XRG124", "schema version", diags)
         fmt = v.get("format") or ent.data.get("format") or group.get("format")
-        if "schema" in v:
+        if "schema" in v and fmt is None:
+            diags.warning(
+                "XRG152",
+                version.file,
+                version.pointer,
+                "schema version has no 'format' (nor its schema or group); it is not checked",
+            )
+        elif "schema" in v:
             _check_schema_document(
                 v["schema"], fmt, version.file, version.pointer + "/schema", diags
             )
@@ -590,7 +600,7 @@ def _check_schema_document(doc: Any, fmt: Any, file: str, ptr: str, diags: Diagn
                 f"schema format '{fmt}' is not supported; the payload is opaque",
             )
         return
-    if isinstance(doc, str) and family != "protobuf":
+    if isinstance(doc, str) and family != "protobuf" and _looks_like_json_text(doc, family):
         try:
             doc = json.loads(doc)
         except json.JSONDecodeError as e:
@@ -598,7 +608,7 @@ def _check_schema_document(doc: Any, fmt: Any, file: str, ptr: str, diags: Diagn
                 "XRG154",
                 file,
                 ptr,
-                f"{family} schema text is not JSON: line {e.lineno}:{e.colno}: {e.msg}",
+                f"{_FAMILY_NAMES[family]} text is not JSON: line {e.lineno}:{e.colno}: {e.msg}",
             )
             return
     if family == "json":
@@ -608,6 +618,14 @@ def _check_schema_document(doc: Any, fmt: Any, file: str, ptr: str, diags: Diagn
             diags.error("XRG151", file, ptr + p, f"invalid Avro schema: {msg}")
     elif not isinstance(doc, str):
         diags.error("XRG154", file, ptr, "a Protobuf schema must be the .proto text (a string)")
+
+
+_FAMILY_NAMES = {"json": "JSON Schema", "avro": "Avro schema", "protobuf": "Protobuf schema"}
+
+
+def _looks_like_json_text(doc: str, family: str) -> bool:
+    """A string ``schema`` is JSON text, except a bare Avro type name like ``"string"``."""
+    return family == "json" or doc.lstrip()[:1] in ("{", "[", '"')
 
 
 # ---- JSON Schema

@@ -56,6 +56,7 @@ def stale(out: Path, package: str, files: Mapping[PurePosixPath, str]) -> list[P
 def write(out: Path, package: str, files: Mapping[PurePosixPath, str]) -> list[PurePosixPath]:
     """Write ``files`` (paths relative to ``out``); return the paths that changed."""
     out.mkdir(parents=True, exist_ok=True)
+    obsolete = stale(out, package, files)  # from the previous manifest, before it is replaced
     all_files = dict(files)
     all_files[PurePosixPath(package, MANIFEST)] = _manifest_text(files, package)
     changed = []
@@ -73,7 +74,7 @@ def write(out: Path, package: str, files: Mapping[PurePosixPath, str]) -> list[P
             os.unlink(tmp)
             raise
         changed.append(rel)
-    for rel in stale(out, package, files):
+    for rel in obsolete:
         path = _target(out, rel)
         if path.is_file():
             path.unlink()

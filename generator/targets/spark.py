@@ -47,7 +47,9 @@ def plan(catalog: ir.Catalog, options: Options, head: str) -> list[OutputFile]:
             {
                 "id": py_str(m.id),
                 "payload_var": payload_vars.get(key) if key else None,
-                "event_json": _json(event_schema(payload_types.get(key) if key else None, extensions)),
+                "event_json": _json(
+                    event_schema(payload_types.get(key) if key else None, extensions)
+                ),
             }
         )
     context = {

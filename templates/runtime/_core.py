@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import base64
 import builtins
-import json
 import re
 import sys
 from collections.abc import Mapping
@@ -27,6 +26,7 @@ from datetime import datetime, timezone
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
+from pydantic_core import to_json
 
 __all__ = [
     "CORE_ATTRIBUTE_KINDS",
@@ -63,6 +63,7 @@ __all__ = [
     "format_time",
     "is_attribute_name",
     "is_json_content_type",
+    "model_json",
     "parse_attribute",
     "parse_time",
     "to_canonical",
@@ -366,19 +367,28 @@ def encode_data(data: object) -> tuple[bytes | None, bool]:
     if type(data) is bytes:
         return data, False
     if isinstance(data, BaseModel):
-        return data.model_dump_json(by_alias=True, exclude_unset=True).encode(), True
+        return model_json(data), True
     if isinstance(data, str):
         return data.encode(), False
     if isinstance(data, (bytes, bytearray, memoryview)):
         return bytes(data), False
-    return _json_dumps(data).encode(), True
+    return to_json(data), True
+
+
+def model_json(model: BaseModel) -> bytes:
+    """The JSON document of a pydantic model: wire names, only fields the caller set.
+
+    Same output as ``model_dump_json(by_alias=True, exclude_unset=True)``, as bytes directly.
+    """
+    return model.__pydantic_serializer__.to_json(
+        model, by_alias=True, exclude_unset=True
+    )
 
 
 # --------------------------------------------------------------------------------------------
 # Canonical attribute values (CloudEvents spec.md, "Type System")
 # --------------------------------------------------------------------------------------------
 
-_json_dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 #: xRegistry/CloudEvents kind of every core attribute (spec.md "Context Attributes").
 CORE_ATTRIBUTE_KINDS: Mapping[str, str] = {

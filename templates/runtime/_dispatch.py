@@ -70,6 +70,7 @@ from ._core import (
     RocketMqBinding,
     RocketMqMessage,
     UriTemplate,
+    WireMessage,
     coerce_attribute,
     is_json_content_type,
     to_canonical,
@@ -556,7 +557,7 @@ class DispatcherBase:
 
     # ---------------------------------------------------------------- dispatch
 
-    def dispatch(self, message: object) -> DispatchResult:
+    def dispatch(self, message: WireMessage) -> DispatchResult:
         """Decode, match, validate and hand ``message`` (any ``*Message``) to its handler.
 
         Never raises; returns what happened (see :class:`DispatchResult`).
@@ -572,7 +573,7 @@ class DispatcherBase:
         family = _BINDING_FAMILY.get(event.binding.__class__)
         return self._run_sync(event, family, event if wire is None else wire)
 
-    async def dispatch_async(self, message: object) -> DispatchResult:
+    async def dispatch_async(self, message: WireMessage) -> DispatchResult:
         """:meth:`dispatch` for async code: coroutine handlers (and dead letters) are awaited."""
         decoded = self._decode(message)
         if isinstance(decoded, _PendingDead):

@@ -30,7 +30,7 @@ def test_pulsar_properties(runtime_package: ModuleType) -> None:
     structured = pulsar.encode(event, "structured")
     assert structured.properties["CE-datacontenttype"] == "application/cloudevents+json"
     draft = rt.PulsarMessage("t", structured.payload, {"CE-ContentType": "application/cloudevents+json"})
-    assert pulsar.decode(draft).attributes == decoded.attributes
+    assert pulsar.decode(draft).attributes == event.attributes
 
 
 def test_rocketmq_properties_and_no_data_marker(runtime_package: ModuleType) -> None:

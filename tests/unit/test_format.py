@@ -44,7 +44,10 @@ def test_file_chunks_and_members_join_as_black_would(tmp_path) -> None:
         "class A:\n    '''Doc.'''\n\n    def __init__(self) -> None:\n        pass\n"
         f"    {MEMBER}\n    def first(self, x:int)->int:\n        return x\n"
         f"    {MEMBER}\n    def second(self, y:int)->int:\n        return os.getpid()+y\n"
-        + CHUNK + "\nX=1\n" + CHUNK + "\ndef f(): pass\n"
+        + CHUNK
+        + "\nX=1\n"
+        + CHUNK
+        + "\ndef f(): pass\n"
     )
     f = Formatter(cache_dir=tmp_path)
     out = f.file(src)

@@ -8,7 +8,7 @@ HOSTILE = [
     'triple """ quotes',
     "back\\slash \\n not a newline",
     "line one\nline two\r\nline three",
-    "ends with quote\"",
+    'ends with quote"',
     "ends with backslash\\",
     "nul \x00 and bell \x07",
     "unicode é 😀 \u2028 separator",
@@ -42,5 +42,9 @@ def test_comment_is_one_line(text: str) -> None:
 
 
 def test_py_value_nested() -> None:
-    value = {"a": [1, 2.5, True, None, "q\"uote"], "b": {"c": ()}, "d": ("x",)}
-    assert ast.literal_eval(py_value(value)) == {"a": [1, 2.5, True, None, 'q"uote'], "b": {"c": ()}, "d": ("x",)}
+    value = {"a": [1, 2.5, True, None, 'q"uote'], "b": {"c": ()}, "d": ("x",)}
+    assert ast.literal_eval(py_value(value)) == {
+        "a": [1, 2.5, True, None, 'q"uote'],
+        "b": {"c": ()},
+        "d": ("x",),
+    }

@@ -52,27 +52,17 @@ def load(src: ModelsSource, tmp_path: Path) -> ModuleType:
 
 def _family(fmt: str) -> str | None:
     low = fmt.lower()
-    return (
-        "json"
-        if low.startswith("jsonschema")
-        else "avro" if low.startswith("avro") else None
-    )
+    return "json" if low.startswith("jsonschema") else "avro" if low.startswith("avro") else None
 
 
-def _schemas(
-    node: Any, pointer: str, fmt: str | None, out: list[tuple[str, str, Any]]
-) -> None:
+def _schemas(node: Any, pointer: str, fmt: str | None, out: list[tuple[str, str, Any]]) -> None:
     """Every ``schema``/``dataschema`` with a JSON Schema or Avro format below ``node``."""
     if isinstance(node, dict):
         here = node.get("format") or node.get("dataschemaformat") or fmt
         here = here if isinstance(here, str) else None
         for key, value in node.items():
             family = _family(here) if here else None
-            if (
-                key in ("schema", "dataschema")
-                and family
-                and isinstance(value, (dict, list))
-            ):
+            if key in ("schema", "dataschema") and family and isinstance(value, (dict, list)):
                 out.append((pointer + "/" + key, family, value))
             else:
                 _schemas(value, f"{pointer}/{key}", here, out)
@@ -98,9 +88,7 @@ def sample_payloads() -> list[ir.Payload]:
                 if "/schemas/" in loc
                 else loc.rsplit("/", 2)[-2]
             )
-            keys[key] = ir.Payload(
-                key, family, schema, names.claim(pascal(stem))[0], loc
-            )
+            keys[key] = ir.Payload(key, family, schema, names.claim(pascal(stem))[0], loc)
     return list(keys.values())
 
 
@@ -120,9 +108,7 @@ def test_sample_catalog_schemas_render_and_validate(tmp_path: Path) -> None:
     unmapped = [d for d in src.diagnostics if d[1] in ("XRG320", "XRG322")]
     assert unmapped == []
     assert src.classes == {p.key: p.model_name for p in payloads}
-    imported = {
-        n.module for n in ast.parse(src.code).body if isinstance(n, ast.ImportFrom)
-    }
+    imported = {n.module for n in ast.parse(src.code).body if isinstance(n, ast.ImportFrom)}
     assert imported <= ALLOWED_MODULES
     m = load(src, tmp_path)
     required_checked = 0
@@ -145,9 +131,7 @@ def test_sample_catalog_schemas_render_and_validate(tmp_path: Path) -> None:
 
 @needs_samples
 def test_sample_catalog_models_are_mypy_strict_clean(tmp_path: Path) -> None:
-    mypy = shutil.which("mypy", path=str(Path(sys.executable).parent)) or shutil.which(
-        "mypy"
-    )
+    mypy = shutil.which("mypy", path=str(Path(sys.executable).parent)) or shutil.which("mypy")
     assert mypy, "mypy is a test dependency"
     path = tmp_path / "sample_models.py"
     path.write_text(render_models(sample_payloads()).code, encoding="utf-8")
@@ -167,14 +151,10 @@ def test_sample_catalog_models_are_mypy_strict_clean(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
-@pytest.mark.skipif(
-    not SYNTH.is_file(), reason="../shared/tools/synth_catalog.py is absent"
-)
+@pytest.mark.skipif(not SYNTH.is_file(), reason="../shared/tools/synth_catalog.py is absent")
 def test_synthetic_catalog_generates_one_shape(tmp_path: Path) -> None:
     out = tmp_path / "synth.json"
-    subprocess.run(
-        [sys.executable, str(SYNTH), str(out)], check=True, capture_output=True
-    )
+    subprocess.run([sys.executable, str(SYNTH), str(out)], check=True, capture_output=True)
     doc = json.loads(out.read_text(encoding="utf-8"))
     payloads = [
         ir.Payload(
@@ -190,9 +170,7 @@ def test_synthetic_catalog_generates_one_shape(tmp_path: Path) -> None:
     assert len(payloads) == 1000
     src = render_models(payloads)
     assert src.diagnostics == []
-    assert (
-        src.code.count("(BaseModel)") == 2 and src.code.count("(Event00000Data)") == 999
-    )
+    assert src.code.count("(BaseModel)") == 2 and src.code.count("(Event00000Data)") == 999
     m = load(src, tmp_path)
     row = {
         "deviceid": "d",

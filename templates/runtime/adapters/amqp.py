@@ -12,7 +12,7 @@ rejects it and the dispatcher dead-letters it: nothing is dropped).
 
 The sender pipelines: ``send`` returns a future settled by the broker's disposition, and waits
 only when ``max_in_flight`` messages are unsettled. The receiver accepts a message after the
-handler returned and releases it (``modified``, delivery failed) when the handler raised.
+handler returned and releases it (``released``: the broker requeues it) when the handler raised.
 """
 
 from __future__ import annotations
@@ -329,7 +329,7 @@ class AmqpReceiver(PollingReceiver[Any, AmqpMessage]):
         self._link.accept()
 
     def _nack(self, raw: Any) -> None:
-        self._link.release(delivered=True)
+        self._link.release(delivered=False)
 
     def close(self) -> None:
         """Close the link and the connection (unsettled messages return to the queue)."""

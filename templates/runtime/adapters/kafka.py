@@ -1,13 +1,15 @@
 """Kafka adapter (confluent-kafka): ``KafkaSender`` and ``KafkaReceiver`` move ``KafkaMessage``.
 
 The sender never flushes per message: ``send`` enqueues and returns a future resolved by the
-delivery report (served by ``send``'s ``poll(0)`` and by ``flush``). The receiver disables
+delivery report; a background thread serves delivery reports (``poll``), so futures resolve
+without the caller polling, and ``flush`` waits for everything in flight. The receiver disables
 automatic offset storing and stores a message's offset only after the handler returned; the
 client commits stored offsets in the background and on ``close`` (at-least-once).
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -49,10 +51,10 @@ class KafkaSender:
 
     ``config`` is librdkafka configuration (``bootstrap.servers``, ``acks``, ...).
     ``on_delivery`` is called once per message with its ``KafkaDelivery`` or the
-    ``KafkaDeliveryError``, from ``send`` or ``flush`` (the producer's poll).
+    ``KafkaDeliveryError``, from the sender's background poll thread (or ``flush``).
     """
 
-    __slots__ = ("_producer", "_on_delivery")
+    __slots__ = ("_producer", "_on_delivery", "_closed", "_poller")
 
     def __init__(
         self,
@@ -62,6 +64,15 @@ class KafkaSender:
     ) -> None:
         self._producer: Any = confluent_kafka.Producer(dict(config))
         self._on_delivery = on_delivery
+        self._closed = threading.Event()
+        self._poller = threading.Thread(
+            target=self._poll_loop, name="xrgen-kafka-poll", daemon=True
+        )
+        self._poller.start()
+
+    def _poll_loop(self) -> None:
+        while not self._closed.is_set():
+            self._producer.poll(0.1)
 
     def send(self, msg: KafkaMessage) -> Future[KafkaDelivery]:
         """Enqueue ``msg``; the future resolves when the broker acknowledged it."""
@@ -79,9 +90,8 @@ class KafkaSender:
                     on_delivery=callback,
                 )
                 break
-            except BufferError:  # local queue full: serve delivery reports, then retry
-                self._producer.poll(0.05)
-        self._producer.poll(0)
+            except BufferError:  # local queue full: wait for deliveries, then retry
+                self._closed.wait(0.01)
         return future
 
     def _callback(
@@ -114,8 +124,12 @@ class KafkaSender:
             raise TimeoutError(f"{remaining} Kafka message(s) still in flight")
 
     def close(self, timeout: float = 30.0) -> None:
-        """Flush; the producer is released with the sender."""
-        self.flush(timeout)
+        """Flush and stop the poll thread; the producer is released with the sender."""
+        try:
+            self.flush(timeout)
+        finally:
+            self._closed.set()
+            self._poller.join()
 
     def __enter__(self) -> KafkaSender:
         return self

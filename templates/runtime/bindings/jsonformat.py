@@ -27,12 +27,11 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 from collections.abc import Iterable
-from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel
+from pydantic_core import from_json, to_json
 
 from .._core import (
     INT32_MAX,
@@ -44,9 +43,9 @@ from .._core import (
     check_decoded,
     check_event,
     encode_data,
-    format_time,
     is_attribute_name,
     is_json_content_type,
+    model_json,
     to_canonical,
 )
 
@@ -75,21 +74,9 @@ _NAMES: set[str] = {
 }
 
 
-def _default(value: object) -> Any:
-    """JSON fallback for values nested in ``data``: models, timestamps, bytes."""
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json", by_alias=True, exclude_unset=True)
-    if isinstance(value, datetime):
-        return format_time(value)
-    if isinstance(value, (bytes, bytearray)):
-        return base64.b64encode(value).decode("ascii")
-    raise TypeError(f"{type(value).__name__} is not JSON serializable")
-
-
-_dumps = json.JSONEncoder(
-    separators=(",", ":"), ensure_ascii=False, default=_default
-).encode
-_loads = json.loads
+#: pydantic-core's JSON (Rust): several times faster than the stdlib ``json`` module here.
+_dumps = to_json
+_loads = from_json
 
 
 # --------------------------------------------------------------------------------------------
@@ -100,28 +87,28 @@ _loads = json.loads
 def _members(attributes: dict[str, AttrValue]) -> dict[str, Any]:
     """The JSON members of the attributes (json-format.md section 2.2 type mapping)."""
     check_event(attributes)
-    out: dict[str, Any] = {}
-    for name, value in attributes.items():
-        if name not in _NAMES:
+    if not _NAMES.issuperset(attributes):
+        for name in attributes:
             if not is_attribute_name(name):
                 raise ValueError(f"invalid CloudEvents attribute name {name!r}")
             if len(_NAMES) < 4096:
                 _NAMES.add(name)
+    out: dict[str, Any] = dict(attributes)
+    for name, value in attributes.items():
         t = type(value)
         if t is str or t is bool:
-            out[name] = value
-        elif t is int:
+            continue
+        if t is int:
             if not INT32_MIN <= value <= INT32_MAX:  # type: ignore[operator]
                 raise ValueError(f"attribute {name!r} out of 32-bit range")
-            out[name] = value
+            continue
+        text = to_canonical(value)
+        if isinstance(value, bool):
+            out[name] = text == "true"
+        elif isinstance(value, int):
+            out[name] = int(text)
         else:
-            text = to_canonical(value)
-            if isinstance(value, bool):
-                out[name] = text == "true"
-            elif isinstance(value, int):
-                out[name] = int(text)
-            else:
-                out[name] = text
+            out[name] = text
     return out
 
 
@@ -130,16 +117,14 @@ def encode(event: Event[Any]) -> bytes:
     out = _members(event.attributes)
     data = event.data
     if data is None:
-        return _dumps(out).encode()
+        return _dumps(out)
     if isinstance(data, (bytes, bytearray, memoryview)):
         out["data_base64"] = base64.b64encode(data).decode("ascii")
-        return _dumps(out).encode()
+        return _dumps(out)
     content_type = event.attributes.get("datacontenttype")
     if is_json_content_type(content_type if isinstance(content_type, str) else None):
         if isinstance(data, BaseModel):
-            head = _dumps(out)
-            body = data.model_dump_json(by_alias=True, exclude_unset=True)
-            return (head[:-1] + ',"data":' + body + "}").encode()
+            return _dumps(out)[:-1] + b',"data":' + model_json(data) + b"}"
         out["data"] = data
     elif isinstance(data, str):
         out["data"] = data
@@ -149,7 +134,7 @@ def encode(event: Event[Any]) -> bytes:
             out["data"] = payload.decode("utf-8")
         except UnicodeDecodeError:
             out["data_base64"] = base64.b64encode(payload).decode("ascii")
-    return _dumps(out).encode()
+    return _dumps(out)
 
 
 def encode_batch(events: Iterable[Event[Any]]) -> bytes:
@@ -166,7 +151,7 @@ def parse(body: bytes | str) -> Any:
     """``json.loads`` raising ``DecodeError("invalid-json")``."""
     try:
         return _loads(body)
-    except (ValueError, RecursionError, TypeError) as exc:
+    except (ValueError, RecursionError, TypeError) as exc:  # from_json: ValueError
         raise DecodeError("invalid-json", str(exc)[:200]) from None
 
 

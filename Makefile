@@ -1,0 +1,41 @@
+# Two commands on a fresh machine do all the set-up:
+#   make demo   - generate the bundled sample catalog and run its producer and consumer
+#   make test   - install everything (Python deps, brokers), lint, run the whole test suite
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+export PYSPARK_PYTHON := $(abspath $(PY))
+export PYSPARK_DRIVER_PYTHON := $(abspath $(PY))
+
+.PHONY: setup services demo test lint bench regen clean
+
+$(VENV)/.installed: pyproject.toml
+	python3 -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q -e ".[test,spark,adapters]"
+	touch $@
+
+setup: $(VENV)/.installed
+
+services:
+	bash scripts/services.sh
+
+demo: setup
+	$(PY) -m generator generate catalogs/acme/catalog.json --out out --package acme
+	$(PY) examples/demo.py
+
+lint: setup
+	$(VENV)/bin/ruff check generator tests bench
+	$(VENV)/bin/mypy --strict generator
+
+test: services setup lint
+	$(VENV)/bin/pytest -q -p no:cacheprovider
+
+bench: setup
+	$(PY) bench/run_all.py
+
+regen: setup
+	$(VENV)/bin/pytest -q tests/e2e tests/errors --snapshot-update
+
+clean:
+	rm -rf $(VENV) out .pytest_cache .mypy_cache

@@ -1,0 +1,145 @@
+"""Codec round-trip benchmark: xrgen runtime vs the ``cloudevents`` 2.x core vs a dict+JSON floor.
+
+Per event, each contender does the same work: validate a payload dict into a pydantic model
+(8 mixed fields), build the event (uuid4 id, current time), encode it (binary or structured),
+decode the wire message and validate the payload back into the model. Measured in one run;
+prints microseconds per event and the ratios. Run: ``python bench/bench_codecs.py [--quick]``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import shutil
+import sys
+import tempfile
+import timeit
+import uuid
+from collections.abc import Callable
+from datetime import datetime, timezone
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+ROOT = Path(__file__).resolve().parent.parent
+UTC = timezone.utc
+
+
+class Unit(str, Enum):
+    CELSIUS = "celsius"
+    KELVIN = "kelvin"
+
+
+class Reading(BaseModel):
+    sensor: str
+    plant: str
+    value: float
+    count: int
+    unit: Unit
+    ok: bool
+    tags: list[str]
+    taken: datetime
+
+
+PAYLOAD = {
+    "sensor": "s-17",
+    "plant": "p1",
+    "value": 21.5,
+    "count": 3,
+    "unit": "celsius",
+    "ok": True,
+    "tags": ["a", "b"],
+    "taken": "2024-05-06T07:08:09.123Z",
+}
+TYPE, SOURCE = "com.acme.Reading", "https://acme.example/plants/p1"
+
+
+def load_runtime() -> Any:
+    """Copy templates/runtime into a temporary importable package (as the generator does)."""
+    root = Path(tempfile.mkdtemp())
+    shutil.copytree(ROOT / "templates" / "runtime", root / "xrbench",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    (root / "xrbench" / "__init__.py").write_text("from ._core import *  # noqa\n")
+    sys.path.insert(0, str(root))
+    return importlib.import_module("xrbench")
+
+
+def ours(rt: Any, binding: str, mode: str) -> Callable[[], None]:
+    codec = importlib.import_module(f"xrbench.bindings.{binding}")
+    encode, decode, Event = codec.encode, codec.decode, rt.Event
+    meta = rt.KafkaBinding(topic="readings") if binding == "kafka" else rt.HttpBinding(path="/r")
+    validate, validate_json = Reading.model_validate, Reading.model_validate_json
+
+    def run() -> None:
+        attrs = {"specversion": "1.0", "id": str(uuid.uuid4()), "source": SOURCE,
+                 "type": TYPE, "time": datetime.now(UTC), "datacontenttype": "application/json"}
+        event = Event(attrs, validate(PAYLOAD), meta)
+        back = decode(encode(event, mode))
+        data = back.data
+        validate_json(data) if type(data) is bytes else validate(data)
+
+    return run
+
+
+def cloudevents_core(binding: str, mode: str) -> Callable[[], None]:
+    from cloudevents.core.bindings import http as ce_http
+    from cloudevents.core.bindings import kafka as ce_kafka
+    from cloudevents.core.formats.json import JSONFormat
+    from cloudevents.core.v1.event import CloudEvent
+
+    mod = ce_kafka if binding == "kafka" else ce_http
+    fmt = JSONFormat()
+    to = mod.to_binary if mode == "binary" else mod.to_structured
+    back = mod.from_binary if mode == "binary" else mod.from_structured
+    validate = Reading.model_validate
+
+    def run() -> None:
+        attrs = {"specversion": "1.0", "id": str(uuid.uuid4()), "source": SOURCE,
+                 "type": TYPE, "time": datetime.now(UTC), "datacontenttype": "application/json"}
+        event = CloudEvent(attrs, validate(PAYLOAD).model_dump(mode="json"))
+        decoded = back(to(event, fmt), fmt)
+        validate(decoded.get_data())
+
+    return run
+
+
+def floor(binding: str, mode: str) -> Callable[[], None]:
+    """Lower bound: a headers list and the model's own JSON, no CloudEvents semantics."""
+    validate, validate_json = Reading.model_validate, Reading.model_validate_json
+
+    def run() -> None:
+        headers = [("ce_specversion", b"1.0"), ("ce_id", str(uuid.uuid4()).encode()),
+                   ("ce_source", SOURCE.encode()), ("ce_type", TYPE.encode()),
+                   ("ce_time", datetime.now(UTC).isoformat().encode()),
+                   ("content-type", b"application/json")]
+        value = validate(PAYLOAD).model_dump_json().encode()
+        {k: v.decode() for k, v in headers}
+        validate_json(value)
+
+    return run
+
+
+def measure(fn: Callable[[], None], number: int) -> float:
+    fn()
+    return min(timeit.repeat(fn, number=number, repeat=5)) / number * 1e6
+
+
+def main() -> None:
+    number = 2000 if "--quick" in sys.argv else 20000
+    rt = load_runtime()
+    rows = []
+    for binding in ("kafka", "http"):
+        for mode in ("binary", "structured"):
+            a = measure(ours(rt, binding, mode), number)
+            b = measure(cloudevents_core(binding, mode), number)
+            c = measure(floor(binding, mode), number)
+            rows.append((binding, mode, a, b, c))
+    print(f"{'binding':8} {'mode':10} {'xrgen us':>9} {'ce-core us':>10} {'floor us':>9}"
+          f" {'ce/xrgen':>9} {'xrgen/floor':>11}")
+    for binding, mode, a, b, c in rows:
+        print(f"{binding:8} {mode:10} {a:9.2f} {b:10.2f} {c:9.2f} {b / a:9.2f}x {a / c:10.2f}x")
+
+
+if __name__ == "__main__":
+    main()
