@@ -18,7 +18,7 @@ from .format import Formatter
 from .load import load
 from .render import render
 from .resolve import Resolved, resolve
-from .targets import OutputFile, Options
+from .targets import Options, OutputFile
 from .targets import models as models_target
 from .targets import package as package_target
 from .validate import validate, validate_resolved_message
@@ -54,7 +54,8 @@ def analyze(sources: Sequence[str], strict: bool = False) -> Analysis:
     resolved = resolve(registry, diags)
     for group in resolved.groups:
         for message in group.messages:
-            validate_resolved_message(message.data, message.file, message.pointer, diags)
+            if message.derived:  # others were checked as written by validate()
+                validate_resolved_message(message.data, message.file, message.pointer, diags)
     catalog = build(resolved, diags)
     if strict:
         diags = diags.strict()
@@ -92,7 +93,7 @@ def generate(
     fmt = formatter or Formatter()
     files: dict[PurePosixPath, str] = {}
     for i, f in enumerate(planned):
-        files[PurePosixPath(package) / f.path] = _materialize(f, fmt)
+        files[_out_path(package, f.path)] = _materialize(f, fmt)
         if progress is not None:
             progress("format", i + 1, len(planned))
     fmt.save()
@@ -112,6 +113,13 @@ def plan(catalog: ir.Catalog, options: Options, diags: Diagnostics) -> list[Outp
 
         files += pyproject_target.plan(catalog, options)
     return sorted(files, key=lambda f: f.path)
+
+
+def _out_path(package: str, path: PurePosixPath) -> PurePosixPath:
+    """Paths relative to --out: package files under the package; ``../x`` beside it."""
+    if path.parts[:1] == ("..",):
+        return PurePosixPath(*path.parts[1:])
+    return PurePosixPath(package) / path
 
 
 def _materialize(f: OutputFile, fmt: Formatter) -> str:

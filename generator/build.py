@@ -203,6 +203,8 @@ class _Builder:
         maps = _MAP_OPTIONS.get(protocol, {})
         out: list[ir.ProtocolOption] = []
         for key, value in opts.items():
+            if isinstance(value, dict) and "value" in value and key in scalars:
+                value = value["value"]  # written as an attribute definition {type, value}
             if key in scalars and isinstance(value, (str, int, bool)):
                 out.append(_option(scalars[key], value))
             elif key in maps:
@@ -222,7 +224,7 @@ def _pairs(value: Any) -> list[tuple[str, Any]]:
     if isinstance(value, dict):
         return [(str(k), v) for k, v in value.items()]
     if isinstance(value, list):
-        out = []
+        out: list[tuple[str, Any]] = []
         for item in value:
             if isinstance(item, dict) and "name" in item:
                 out.append((str(item["name"]), item.get("value")))

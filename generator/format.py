@@ -22,6 +22,7 @@ The cache lives in one file per black version under ``$XRGEN_CACHE_DIR`` (defaul
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import keyword
 import os
 import pickle
@@ -34,6 +35,7 @@ import black
 from .render import CHUNK, MEMBER
 
 _MODE = black.Mode()
+_BLACK_VERSION = importlib.metadata.version("black")
 _WORD = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]*")
 _KEEP = (
     frozenset(keyword.kwlist)
@@ -97,7 +99,7 @@ class Formatter:
         root = Path(
             cache_dir or os.environ.get("XRGEN_CACHE_DIR") or Path.home() / ".cache" / "xrgen"
         )
-        self.path = root / f"black-{black.__version__}.pickle"
+        self.path = root / f"black-{_BLACK_VERSION}.pickle"
         self.files: dict[str, str] = {}
         self.shapes: dict[str, str] = {}
         self.dirty = False
@@ -155,7 +157,7 @@ class Formatter:
             self.formatted_lines += text.count("\n") + 1
             return black.format_str(text, mode=_MODE)
         out = [parts[0]]
-        for d, p in zip(digits, parts[1:]):
+        for d, p in zip(digits, parts[1:], strict=True):
             out.append(d)
             out.append(p)
         return "".join(out)

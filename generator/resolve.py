@@ -58,6 +58,8 @@ class ResolvedMessage:
     pointer: str
     schema: ResolvedSchema | None = None
     alias_of: str | None = None
+    #: True when the message merged a basemessage (its result needs the full semantic check)
+    derived: bool = False
 
     @property
     def location(self) -> str:
@@ -320,7 +322,8 @@ class _Resolver:
         data["messageid"] = mid
         data.pop("meta", None)
         data.pop("xref", None)
-        rm = ResolvedMessage(mid, gid, data, ent.file, ent.pointer, alias_of=alias_of)
+        derived = alias_of is None and isinstance(ent.data.get("basemessage"), str)
+        rm = ResolvedMessage(mid, gid, data, ent.file, ent.pointer, alias_of=alias_of, derived=derived)
         rm.schema = self.schema(data, src)
         self.implied(rm)
         return rm

@@ -50,7 +50,7 @@ def runtime_package(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
 CATALOGS = ROOT / "catalogs"
 
 
-def generate_into(dest: Path, sources: list[str], package: str, **kw: object) -> "object":
+def generate_into(dest: Path, sources: list[str], package: str, **kw: object) -> object:
     """Run the real pipeline (api.generate + write) into ``dest``; return the api.Result."""
     from generator import api
     from generator.format import Formatter

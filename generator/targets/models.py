@@ -9,7 +9,7 @@ from .. import ir
 from ..diagnostics import Diagnostics
 from ..models import render_models
 from ..render import CHUNK
-from . import OutputFile, Options
+from . import Options, OutputFile
 
 _TOP_LEVEL = re.compile(
     r"^(?=(?:@|class |def |[A-Za-z_][A-Za-z0-9_]* = |[A-Za-z_][A-Za-z0-9_]*: ))", re.M

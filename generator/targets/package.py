@@ -9,7 +9,7 @@ from typing import Any
 from .. import ir
 from ..literals import docstring, py_str
 from ..render import runtime_files
-from . import OutputFile, Options
+from . import Options, OutputFile
 from .views import (
     PY_TYPES,
     attr_defs,

@@ -9,7 +9,7 @@ from typing import Any
 from .. import ir
 from ..literals import py_str
 from ..spark_types import event_schema, payload_to_spark
-from . import OutputFile, Options
+from . import Options, OutputFile
 
 _BINDINGS = (
     ("kafka", "Decode a DataFrame with Spark's Kafka-source schema (binary and structured mode)."),

@@ -91,11 +91,11 @@ class Catalog:
     """Message definitions + payload types + helpers to build Kafka-source rows."""
 
     def __init__(self, rt: ModuleType) -> None:
+        import importlib
+
         from pyspark.sql.types import StructType
 
         from generator.spark_types import json_schema_to_spark
-
-        import importlib
 
         core = rt._core
         self.rt = rt

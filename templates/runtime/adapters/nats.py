@@ -155,9 +155,11 @@ class JetStreamSender:
         self._timeout = timeout
 
     @classmethod
-    async def connect(cls, servers: Servers, **options: Any) -> JetStreamSender:
-        """Connect to ``servers``; the sender closes the connection on ``close``."""
-        return cls(await _connect(servers, options), owned=True)
+    async def connect(
+        cls, servers: Servers, *, timeout: float = 10.0, **options: Any
+    ) -> JetStreamSender:
+        """Connect to ``servers``; ``timeout`` bounds the wait for each ``PubAck``."""
+        return cls(await _connect(servers, options), owned=True, timeout=timeout)
 
     async def send(self, msg: NatsMessage) -> Any:
         """Publish ``msg`` and wait until a stream stored it (``nats.js.api.PubAck``)."""
