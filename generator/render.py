@@ -11,9 +11,9 @@ import jinja2
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 if not TEMPLATES.is_dir():  # installed wheel: templates ship as the xrgen_templates package
-    import xrgen_templates  # type: ignore[import-not-found]
+    import xrgen_templates  # type: ignore[import-not-found]  # namespace package of the wheel
 
-    TEMPLATES = Path(xrgen_templates.__file__).resolve().parent
+    TEMPLATES = Path(next(iter(xrgen_templates.__path__))).resolve()
 
 #: marker a template puts between top-level statements; format.py formats each chunk alone
 CHUNK = "#:xrgen-chunk"

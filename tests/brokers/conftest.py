@@ -33,7 +33,9 @@ from pydantic import BaseModel
 
 CI = os.environ.get("CI") == "true"
 HOST = "127.0.0.1"
-SERVICES_HINT = "run `bash scripts/services.sh` (as root) to install and start the servers"
+SERVICES_HINT = (
+    "run `bash scripts/services.sh` (as root) to install and start the servers"
+)
 RABBITMQ_URL = os.environ.get("XRGEN_AMQP_URL", "amqp://guest:guest@127.0.0.1:5672")
 MQTT_PORT = int(os.environ.get("XRGEN_MQTT_PORT", "1883"))
 NATS_URL = os.environ.get("XRGEN_NATS_URL", "nats://127.0.0.1:4222")
@@ -66,7 +68,9 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def wait_port(port: int, timeout: float = 20.0, proc: subprocess.Popen[bytes] | None = None) -> None:
+def wait_port(
+    port: int, timeout: float = 20.0, proc: subprocess.Popen[bytes] | None = None
+) -> None:
     deadline = time.monotonic() + timeout
     while not port_open(port, timeout=0.2):
         if proc is not None and proc.poll() is not None:
@@ -106,7 +110,10 @@ class ServerProcess:
     def start(self) -> None:
         with self.log.open("ab") as out:
             self.proc = subprocess.Popen(
-                self.argv, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, **self.env}
+                self.argv,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env={**os.environ, **self.env},
             )
         wait_port(self.port, proc=self.proc)
 
@@ -202,7 +209,9 @@ def amqp_url() -> str:
 def mqtt_port() -> int:
     require_module("paho.mqtt.client", "paho-mqtt>=2")
     if not port_open(MQTT_PORT):
-        unavailable(f"Mosquitto is not listening on {HOST}:{MQTT_PORT}; {SERVICES_HINT}")
+        unavailable(
+            f"Mosquitto is not listening on {HOST}:{MQTT_PORT}; {SERVICES_HINT}"
+        )
     return MQTT_PORT
 
 
@@ -216,7 +225,9 @@ def nats_url() -> str:
 
 
 def _need_binary(name: str) -> str:
-    path = shutil.which(name) or (f"/usr/sbin/{name}" if os.path.exists(f"/usr/sbin/{name}") else None)
+    path = shutil.which(name) or (
+        f"/usr/sbin/{name}" if os.path.exists(f"/usr/sbin/{name}") else None
+    )
     if path is None:
         unavailable(f"{name} is not installed; {SERVICES_HINT}")
     assert path is not None
@@ -235,7 +246,9 @@ def private_mosquitto(tmp_path: Path) -> Iterator[ServerProcess]:
         f"listener {port} {HOST}\nallow_anonymous true\npersistence true\n"
         f"persistence_location {store}/\nuser root\nmax_queued_messages 10000\n"
     )
-    with running(ServerProcess([binary, "-c", str(conf)], port, tmp_path / "mosquitto.log")) as s:
+    with running(
+        ServerProcess([binary, "-c", str(conf)], port, tmp_path / "mosquitto.log")
+    ) as s:
         yield s
 
 

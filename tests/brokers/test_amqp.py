@@ -22,7 +22,8 @@ def test_round_trip_through_broker(rt: ModuleType, amqp_url: str, mode: str) -> 
     amqp, aa = codec(rt, "amqp"), adapter(rt, "amqp")
     address = queue()
     events = [
-        make_event(rt, rt.AmqpBinding(address=address), seq=i, flag=True) for i in range(5)
+        make_event(rt, rt.AmqpBinding(address=address), seq=i, flag=True)
+        for i in range(5)
     ]
     sent = [amqp.encode(e, mode=mode) for e in events]
     with aa.AmqpSender(amqp_url) as tx:
@@ -45,10 +46,14 @@ def test_round_trip_through_broker(rt: ModuleType, amqp_url: str, mode: str) -> 
         assert got_wire.body == msg.body
         # native AMQP types (long, boolean, timestamp) come back as the same Python values
         assert got_wire.application_properties == msg.application_properties
-        assert got_wire.properties.get("content-type") == msg.properties.get("content-type")
+        assert got_wire.properties.get("content-type") == msg.properties.get(
+            "content-type"
+        )
 
 
-def test_sections_and_native_types_survive_the_broker(rt: ModuleType, amqp_url: str) -> None:
+def test_sections_and_native_types_survive_the_broker(
+    rt: ModuleType, amqp_url: str
+) -> None:
     aa = adapter(rt, "amqp")
     address = queue()
     when = datetime(2024, 5, 1, 12, 0, 0, 123000, tzinfo=timezone.utc)
@@ -144,7 +149,9 @@ def test_handler_error_and_malformed_message_are_dead_lettered(
     assert by_reason["decode-error"].body == garbage.body
 
 
-def test_unhandled_message_is_released_and_redelivered(rt: ModuleType, amqp_url: str) -> None:
+def test_unhandled_message_is_released_and_redelivered(
+    rt: ModuleType, amqp_url: str
+) -> None:
     amqp, aa = codec(rt, "amqp"), adapter(rt, "amqp")
     address = queue()
     event = make_event(rt, rt.AmqpBinding(address=address))

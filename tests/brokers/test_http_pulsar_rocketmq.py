@@ -1,5 +1,6 @@
 """HTTP (httpx -> uvicorn -> AsgiReceiver), Pulsar (pulsar-lite) end to end, and the RocketMQ
-adapter's message construction with the real client's types (no RocketMQ broker runs here)."""
+adapter's message construction with the real client's types (no RocketMQ broker runs here).
+"""
 
 from __future__ import annotations
 
@@ -47,7 +48,9 @@ def http_server(rt: ModuleType) -> Iterator[tuple[str, Inbox]]:
     inbox = Inbox()
     app = ha.AsgiReceiver(lambda msg: inbox.on_message(msg))
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host=HOST, port=port, log_level="warning"))
+    server = uvicorn.Server(
+        uvicorn.Config(app, host=HOST, port=port, log_level="warning")
+    )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     wait_until(lambda: server.started, 10, "uvicorn start")
@@ -74,7 +77,8 @@ def test_http_round_trip_through_asgi_server(
 
     inbox.on_message = on_message
     events = [
-        make_event(rt, rt.HttpBinding(method="POST", path="/events/s1")) for _ in range(3)
+        make_event(rt, rt.HttpBinding(method="POST", path="/events/s1"))
+        for _ in range(3)
     ]
     with ha.HttpSender(base_url) as tx:
         responses = [tx.send(http.encode(e, mode=mode)) for e in events]
@@ -118,7 +122,11 @@ def test_http_malformed_request_and_failing_handler(
             method="", path="", headers=(("x-reply", "1"),), body=b"ok", status=200
         )
         reply = tx.send(bad)
-    assert reply.status == 200 and reply.body == b"ok" and ("x-reply", "1") in reply.headers
+    assert (
+        reply.status == 200
+        and reply.body == b"ok"
+        and ("x-reply", "1") in reply.headers
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -127,12 +135,15 @@ def test_http_malformed_request_and_failing_handler(
 
 
 @pytest.mark.parametrize("mode", ["binary", "structured"])
-def test_pulsar_round_trip_through_broker(rt: ModuleType, pulsar_url: str, mode: str) -> None:
+def test_pulsar_round_trip_through_broker(
+    rt: ModuleType, pulsar_url: str, mode: str
+) -> None:
     pulsar, pa = codec(rt, "pulsar"), adapter(rt, "pulsar")
     topic = "persistent://public/default/" + unique("pulsar")
     events = [
         make_event(
-            rt, rt.PulsarBinding(topic=topic, partition_key="s1", event_time=1714566615123)
+            rt,
+            rt.PulsarBinding(topic=topic, partition_key="s1", event_time=1714566615123),
         )
         for _ in range(5)
     ]
@@ -158,7 +169,9 @@ def test_pulsar_round_trip_through_broker(rt: ModuleType, pulsar_url: str, mode:
     assert wire[0].partition_key == "s1" and wire[0].event_time == 1714566615123
 
 
-def test_pulsar_unhandled_message_is_redelivered(rt: ModuleType, pulsar_url: str) -> None:
+def test_pulsar_unhandled_message_is_redelivered(
+    rt: ModuleType, pulsar_url: str
+) -> None:
     pulsar, pa = codec(rt, "pulsar"), adapter(rt, "pulsar")
     topic = "persistent://public/default/" + unique("pulsar")
     event = make_event(rt, rt.PulsarBinding(topic=topic))
@@ -195,7 +208,9 @@ def test_rocketmq_message_construction_round_trip(rt: ModuleType, mode: str) -> 
     from rocketmq.v5.util import Misc
 
     rocketmq, ra = codec(rt, "rocketmq"), adapter(rt, "rocketmq")
-    event = make_event(rt, rt.RocketMqBinding(topic="readings", tag="s1", keys=("k2", "k1")))
+    event = make_event(
+        rt, rt.RocketMqBinding(topic="readings", tag="s1", keys=("k2", "k1"))
+    )
     wire = rocketmq.encode(event, mode=mode)
     out = ra.to_rocketmq_message(wire)
     assert isinstance(out, Message)
@@ -235,4 +250,6 @@ def test_rocketmq_refuses_what_the_client_cannot_carry(rt: ModuleType) -> None:
     with pytest.raises(ValueError, match="empty body"):
         ra.to_rocketmq_message(rt.RocketMqMessage(topic="t", body=b""))
     with pytest.raises(ValueError, match="blank"):
-        ra.to_rocketmq_message(rt.RocketMqMessage(topic="t", body=b"x", properties={"a": " "}))
+        ra.to_rocketmq_message(
+            rt.RocketMqMessage(topic="t", body=b"x", properties={"a": " "})
+        )

@@ -26,11 +26,14 @@ def consumer_config(bootstrap: str, group: str) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("mode", ["binary", "structured"])
-def test_round_trip_through_broker(rt: ModuleType, kafka_bootstrap: str, mode: str) -> None:
+def test_round_trip_through_broker(
+    rt: ModuleType, kafka_bootstrap: str, mode: str
+) -> None:
     kafka, ka = codec(rt, "kafka"), adapter(rt, "kafka")
     topic = unique("kafka")
     events = [
-        make_event(rt, rt.KafkaBinding(topic=topic, key=f"k{i}".encode())) for i in range(5)
+        make_event(rt, rt.KafkaBinding(topic=topic, key=f"k{i}".encode()))
+        for i in range(5)
     ]
     reports: list[Any] = []
     with ka.KafkaSender(
@@ -50,7 +53,9 @@ def test_round_trip_through_broker(rt: ModuleType, kafka_bootstrap: str, mode: s
         wire.append(msg)
         sink.dispatcher.dispatch(msg)
 
-    with ka.KafkaReceiver(consumer_config(kafka_bootstrap, unique("g")), [topic]) as receiver:
+    with ka.KafkaReceiver(
+        consumer_config(kafka_bootstrap, unique("g")), [topic]
+    ) as receiver:
         n = receiver.run(on_message, max_messages=5, idle_timeout=30)
     assert n == 5 and not sink.dead
     by_id = {e.attributes["id"]: e for e in sink.handled}
@@ -62,7 +67,9 @@ def test_round_trip_through_broker(rt: ModuleType, kafka_bootstrap: str, mode: s
     assert {m.key for m in wire} == {f"k{i}".encode() for i in range(5)}
 
 
-def test_handler_error_goes_to_dead_letter_topic(rt: ModuleType, kafka_bootstrap: str) -> None:
+def test_handler_error_goes_to_dead_letter_topic(
+    rt: ModuleType, kafka_bootstrap: str
+) -> None:
     """A raising handler dead-letters the message; the DLQ topic holds it unchanged."""
     kafka, ka = codec(rt, "kafka"), adapter(rt, "kafka")
     topic, dlq = unique("kafka"), unique("kafka-dlq")
@@ -92,13 +99,19 @@ def test_handler_error_goes_to_dead_letter_topic(rt: ModuleType, kafka_bootstrap
         raise RuntimeError("handler failed")
 
     sink = make_sink(rt, handler=boom, dead_letter=forward)
-    with ka.KafkaReceiver(consumer_config(kafka_bootstrap, unique("g")), [topic]) as receiver:
-        assert receiver.run(sink.dispatcher.dispatch, max_messages=2, idle_timeout=30) == 2
+    with ka.KafkaReceiver(
+        consumer_config(kafka_bootstrap, unique("g")), [topic]
+    ) as receiver:
+        assert (
+            receiver.run(sink.dispatcher.dispatch, max_messages=2, idle_timeout=30) == 2
+        )
     dlq_sender.close()
     assert sorted(r for _, r, _ in sink.dead) == ["decode-error", "handler-error"]
 
     got: list[Any] = []
-    with ka.KafkaReceiver(consumer_config(kafka_bootstrap, unique("g")), [dlq]) as receiver:
+    with ka.KafkaReceiver(
+        consumer_config(kafka_bootstrap, unique("g")), [dlq]
+    ) as receiver:
         receiver.run(got.append, max_messages=2, idle_timeout=30)
     by_reason = {dict(m.headers)["x-dead-letter-reason"]: m for m in got}
     assert by_reason[b"handler-error"].value == original.value
@@ -110,7 +123,9 @@ def test_unhandled_message_is_redelivered(rt: ModuleType, kafka_bootstrap: str) 
     """If on_message raises, the offset is not committed: the next consumer gets it again."""
     kafka, ka = codec(rt, "kafka"), adapter(rt, "kafka")
     topic, group = unique("kafka"), unique("g")
-    events = [make_event(rt, rt.KafkaBinding(topic=topic, partition=0)) for _ in range(3)]
+    events = [
+        make_event(rt, rt.KafkaBinding(topic=topic, partition=0)) for _ in range(3)
+    ]
     with ka.KafkaSender({"bootstrap.servers": kafka_bootstrap}) as sender:
         for e in events:
             sender.send(kafka.encode(e))

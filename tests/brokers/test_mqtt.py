@@ -24,7 +24,8 @@ pytestmark = pytest.mark.brokers
 
 
 @pytest.mark.parametrize(
-    ("version", "mode"), [("5.0", "binary"), ("5.0", "structured"), ("3.1.1", "structured")]
+    ("version", "mode"),
+    [("5.0", "binary"), ("5.0", "structured"), ("3.1.1", "structured")],
 )
 def test_round_trip_through_broker(
     rt: ModuleType, mqtt_port: int, version: str, mode: str
@@ -35,7 +36,9 @@ def test_round_trip_through_broker(
     events = [make_event(rt, binding) for _ in range(5)]
     sink = make_sink(rt)
     wire: list[Any] = []
-    with ma.MqttReceiver(HOST, mqtt_port, [topic.rsplit("/", 2)[0] + "/#"], version=version) as rx:
+    with ma.MqttReceiver(
+        HOST, mqtt_port, [topic.rsplit("/", 2)[0] + "/#"], version=version
+    ) as rx:
         with ma.MqttSender(HOST, mqtt_port, version=version) as tx:
             sent = [mqtt.encode(e, mode=mode) for e in events]
             for msg in sent:
@@ -48,7 +51,9 @@ def test_round_trip_through_broker(
 
         assert rx.run(on_message, max_messages=5, idle_timeout=10) == 5
     assert not sink.dead
-    for got, event in zip(sink.handled, events, strict=True):  # QoS 1, one session: in order
+    for got, event in zip(
+        sink.handled, events, strict=True
+    ):  # QoS 1, one session: in order
         assert_same_event(got, event)
     for got_wire, msg in zip(wire, sent, strict=True):
         assert got_wire.payload == msg.payload
@@ -107,18 +112,25 @@ def test_broker_restart_mid_stream_loses_nothing_acknowledged(
     stop = threading.Event()
     rx = ma.MqttReceiver(HOST, port, [topic], client_id=unique("rx"), persistent=True)
     worker = threading.Thread(
-        target=rx.run, args=(sink.dispatcher.dispatch,), kwargs={"stop": stop}, daemon=True
+        target=rx.run,
+        args=(sink.dispatcher.dispatch,),
+        kwargs={"stop": stop},
+        daemon=True,
     )
     worker.start()
     tx = ma.MqttSender(HOST, port, client_id=unique("tx"), persistent=True)
     try:
         futures = [tx.send(mqtt.encode(e)) for e in events[:20]]
         private_mosquitto.restart()
-        futures += [tx.send(mqtt.encode(e)) for e in events[20:]]  # queued while reconnecting
+        futures += [
+            tx.send(mqtt.encode(e)) for e in events[20:]
+        ]  # queued while reconnecting
         for f in futures:
             f.result(30)  # every message acknowledged by the broker
         wanted = {e.attributes["id"] for e in events}
-        wait_until(lambda: wanted <= sink.ids(), 30, "all acknowledged messages dispatched")
+        wait_until(
+            lambda: wanted <= sink.ids(), 30, "all acknowledged messages dispatched"
+        )
     finally:
         stop.set()
         worker.join(10)

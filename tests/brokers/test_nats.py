@@ -90,7 +90,9 @@ def test_jetstream_round_trip_and_nak_redelivery(
         await add_stream(nats_url, name, subject)
         async with await na.JetStreamSender.connect(nats_url) as tx:
             acks = [await tx.send(nats_codec.encode(e, mode=mode)) for e in events]
-        assert [a.seq for a in acks] == [1, 2, 3, 4, 5] and {a.stream for a in acks} == {name}
+        assert [a.seq for a in acks] == [1, 2, 3, 4, 5] and {
+            a.stream for a in acks
+        } == {name}
         rx = await na.JetStreamReceiver.connect(nats_url, subject, "durable", batch=2)
         async with rx:
             calls = 0
@@ -131,7 +133,10 @@ def test_malformed_message_is_dead_lettered(rt: ModuleType, nats_url: str) -> No
         async with rx, await na.NatsSender.connect(nats_url) as tx:
             await tx.send(garbage)
             await tx.flush()
-            assert await rx.run(sink.dispatcher.dispatch, max_messages=1, idle_timeout=10) == 1
+            assert (
+                await rx.run(sink.dispatcher.dispatch, max_messages=1, idle_timeout=10)
+                == 1
+            )
 
     run(main)
     assert not sink.handled
@@ -157,7 +162,9 @@ def test_jetstream_restart_mid_stream_loses_nothing_acknowledged(
             for _attempt in range(50):  # retry until the stream acknowledges it
                 try:
                     await tx.send(nats_codec.encode(e))
-                except Exception:  # noqa: BLE001 - server down: the publish was not acknowledged
+                except (
+                    Exception
+                ):  # noqa: BLE001 - server down: the publish was not acknowledged
                     await asyncio.sleep(0.2)
                     continue
                 acknowledged.add(e.attributes["id"])
@@ -166,7 +173,9 @@ def test_jetstream_restart_mid_stream_loses_nothing_acknowledged(
     async def main() -> None:
         await add_stream(url, "RESTART", subject)
         tx = await na.JetStreamSender.connect(url, timeout=2.0, reconnect_time_wait=0.2)
-        rx = await na.JetStreamReceiver.connect(url, subject, "durable", reconnect_time_wait=0.2)
+        rx = await na.JetStreamReceiver.connect(
+            url, subject, "durable", reconnect_time_wait=0.2
+        )
         stop = asyncio.Event()
         consumer = asyncio.create_task(rx.run(sink.dispatcher.dispatch, stop=stop))
         await send_all(tx, events[:20])

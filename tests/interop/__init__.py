@@ -1,0 +1,1 @@
+"""Interoperability with the cloudevents SDK (2.x core bindings)."""

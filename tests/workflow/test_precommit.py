@@ -1,0 +1,60 @@
+"""The pre-commit hooks, run by the real pre-commit framework on a temporary git repository.
+
+pre-commit installs xrgen from this checkout's committed HEAD into its own environment
+(from PyPI), so this test is slow; it runs the hooks exactly as a user's repository would.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.slow
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+
+
+def _hook(repo: Path, hook: str, home: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PRE_COMMIT_HOME": str(home), "XRGEN_CACHE_DIR": str(home / "xrgen")}
+    return subprocess.run(
+        ["pre-commit", "try-repo", str(ROOT), hook, "--all-files", "--verbose"],
+        cwd=repo, capture_output=True, text=True, env=env, timeout=900,
+    )
+
+
+def test_hooks_regenerate_and_check(tmp_path: Path) -> None:
+    if shutil.which("pre-commit") is None:
+        pytest.fail("pre-commit is not installed (it is in the test extras)")
+    if subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True).returncode:
+        pytest.skip("try-repo needs a committed HEAD of this checkout")
+    repo = tmp_path / "user-repo"
+    (repo / "catalogs").mkdir(parents=True)
+    shutil.copy(ROOT / "catalogs" / "acme" / "catalog.json", repo / "catalogs" / "acme.json")
+    (repo / "pyproject.toml").write_text(
+        '[tool.xrgen]\ncatalogs = ["catalogs/acme.json"]\nout = "src"\npackage = "acme"\nspark = false\n'
+    )
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    home = tmp_path / "pc-home"
+
+    first = _hook(repo, "xrgen", home)
+    assert first.returncode == 1, first.stdout + first.stderr  # files were written: commit blocked
+    assert (repo / "src" / "acme" / "producer.py").is_file()
+    _git(repo, "add", "-A")
+    second = _hook(repo, "xrgen", home)
+    assert second.returncode == 0, second.stdout + second.stderr  # up to date: nothing changes
+    assert _hook(repo, "xrgen-check", home).returncode == 0
+
+    catalog = repo / "catalogs" / "acme.json"
+    catalog.write_text(catalog.read_text().replace("A sensor reading.", "A sensor reading, revised."))
+    _git(repo, "add", "-A")
+    check = _hook(repo, "xrgen-check", home)
+    assert check.returncode == 1
+    assert "+        \"\"\"A sensor reading, revised.\"\"\"" in check.stdout
