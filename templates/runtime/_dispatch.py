@@ -82,6 +82,7 @@ __all__ = [
     "DispatchResult",
     "DispatcherBase",
     "Handler",
+    "protocol_family",
 ]
 
 _log = logging.getLogger(__name__)

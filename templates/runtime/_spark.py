@@ -781,7 +781,6 @@ class SparkDecoder:
         text = _text(F.col(wire.payload))
         stage1 = df.select(
             "*",
-            F.spark_partition_id().alias("_xr_g"),
             structured.alias("_xr_s"),
             F.when(structured, F.from_json(text, envelope, _PARSE)).alias("_xr_env"),
         )
@@ -918,7 +917,11 @@ class SparkDecoder:
             members = [
                 t for t in self.targets if self.groups[self._group_key(t)] == name
             ]
-            when = F.col("_xr_m").isin([t.index for t in members])
+            # spark_partition_id() (never negative) makes the parse columns nondeterministic,
+            # so the optimizer cannot push output filters below them and parse twice.
+            when = F.col("_xr_m").isin([t.index for t in members]) & (
+                F.spark_partition_id() >= 0
+            )
             sample = members[0]
             if kind == "bytes":
                 value = self._data_bytes()
