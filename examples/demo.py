@@ -30,6 +30,8 @@ events = [
     (kafka, ops.line_status({"line": "L1", "state": "RUNNING", "since": now}, line="L1")),
     (mqtt, ops.heartbeat(b"\x01", plant="p1")),
 ]
+# an envelope-only message (no protocol in the catalog) travels over every binding
+note = ops.note({"text": "line 2 restarted"}, author="ana", urgent=True)
 
 handled: list[str] = []
 dead: list[str] = []
@@ -50,9 +52,14 @@ for codec, event in events:
         wire = codec.encode(event, mode=mode)
         print(f"{codec.__name__.rsplit('.', 1)[-1]:5} {mode:10} -> {type(wire).__name__}")
         d.dispatch(wire)
-    if event.attributes:
-        for other in (pulsar, rocketmq):
-            d.dispatch(other.encode(event, mode="binary", topic="acme.demo"))
+
+print("the envelope-only note over every binding:")
+routes = {kafka: {"topic": "acme.notes"}, amqp: {"address": "acme.notes"}, mqtt: {"topic": "acme/notes"},
+          nats: {"subject": "acme.notes"}, http: {"method": "POST", "path": "/notes"},
+          pulsar: {"topic": "acme-notes"}, rocketmq: {"topic": "acme-notes"}}
+for codec, route in routes.items():
+    for mode in ("binary", "structured"):
+        d.dispatch(codec.encode(note, mode=mode, **route))
 
 print("a malformed Kafka message:")
 d.dispatch(kafka.KafkaMessage(topic="acme.readings", key=None, value=b"{not json", headers=(("content-type", b"application/cloudevents+json"),)))

@@ -342,6 +342,9 @@ class _Option:
         return text
 
 
+_TYPED_KINDS = frozenset({"integer", "boolean", "timestamp", "binary"})
+
+
 class _Def:
     """A ``MessageDef`` compiled for matching, validation and handler calls."""
 
@@ -352,6 +355,7 @@ class _Def:
         "family",
         "required",
         "constants",
+        "typed",
         "templates",
         "content_type",
         "options",
@@ -373,6 +377,11 @@ class _Def:
         for attr in defn.attributes:
             self._compile_attr(attr, defn, required, constants, templates)
         self.required = tuple(required)
+        #: declared attributes whose canonical Python type is not str (extensions arrive as
+        #: strings on most bindings and are typed again for the handler)
+        self.typed = tuple(
+            (a.name, a.kind) for a in defn.attributes if a.kind in _TYPED_KINDS
+        )
         self.constants = tuple(constants)
         self.templates = tuple(templates)
         transit = _TRANSIT_FIELDS.get(self.family or "", frozenset())
@@ -445,6 +454,11 @@ class _Def:
                 return None
         for option in self.options:
             text = option.read(binding)
+            if text is None and option.field == "user_properties" and option.keys:
+                # MQTT 5 binary mode maps attributes to unprefixed user properties, so a
+                # user property named like an attribute arrives as an extension attribute
+                value = attrs.get(option.keys[0])
+                text = value if isinstance(value, str) else _canonical_or_none(value)
             if text is None:
                 return None
             if option.pattern is None:
@@ -453,6 +467,17 @@ class _Def:
             elif not option.pattern.fill(text, params):
                 return None
         return params
+
+    def handler_event(self, event: Event[Any], data: object) -> Event[Any]:
+        """The event the handler gets: validated ``data``, declared attributes typed."""
+        attrs = event.attributes
+        if self.typed and any(isinstance(attrs.get(n), str) for n, _ in self.typed):
+            attrs = dict(attrs)
+            for name, kind in self.typed:
+                value = attrs.get(name)
+                if isinstance(value, str):
+                    attrs[name] = coerce_attribute(name, value, kind)
+        return Event(attrs, data, event.binding)
 
     def payload(self, event: Event[Any]) -> object:
         """The handler's ``data``: a validated model instance, or bytes for opaque payloads."""
@@ -616,7 +641,10 @@ class DispatcherBase:
         c, data, params = selected
         handler = c.handler
         assert handler is not None
-        new = Event(event.attributes, data, event.binding)
+        try:
+            new = c.handler_event(event, data)
+        except DecodeError as exc:
+            return self._dead(_PendingDead(origin, VALIDATION_ERROR, str(exc), c.id))
         try:
             if c.is_async:
                 return self._run_awaitable(c, handler(new, params), origin)
@@ -657,7 +685,13 @@ class DispatcherBase:
         handler = c.handler
         assert handler is not None
         try:
-            outcome = handler(Event(event.attributes, data, event.binding), params)
+            new = c.handler_event(event, data)
+        except DecodeError as exc:
+            return await self._dead_async(
+                _PendingDead(origin, VALIDATION_ERROR, str(exc), c.id)
+            )
+        try:
+            outcome = handler(new, params)
             if outcome is not None and inspect.isawaitable(outcome):
                 await outcome
         except Exception as exc:

@@ -187,8 +187,11 @@ def _decode(message: MqttMessage) -> Event[Any]:
     props = message.user_properties
     if mode == STRUCTURED:
         obj = jsonformat.parse(payload)
-        binding = _binding(message, _foreign(props), None)
-        return jsonformat.from_object(obj, binding)
+        event = jsonformat.from_object(obj, None)
+        # the sender MAY repeat attributes as user properties: drop only those
+        own = tuple(p for p in props if p[0] not in event.attributes)
+        event.binding = _binding(message, own, None)
+        return event
     if mode != BINARY:
         raise DecodeError("unsupported-format", "batch mode is HTTP only")
     if not any(name == "specversion" for name, _ in props):
@@ -209,7 +212,3 @@ def _decode(message: MqttMessage) -> Event[Any]:
     event = Event(check_decoded(attributes), payload or None, None)
     event.binding = _binding(message, tuple(other), None)
     return event
-
-
-def _foreign(props: _Pairs) -> _Pairs:
-    return tuple(p for p in props if not _is_attribute(p[0]))
