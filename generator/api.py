@@ -6,22 +6,22 @@ map (paths relative to --out); the CLI and ``write.py`` put it on disk or diff i
 
 from __future__ import annotations
 
+import hashlib
+import os
+import pickle
+import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
-from typing import Any
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any
 
 from . import __version__, ir
-from .build import build
-from .diagnostics import Diagnostics
-from .format import Formatter
-from .load import load
-from .render import render
-from .resolve import Resolved, resolve
+from .diagnostics import Diagnostic, Diagnostics
 from .targets import Options, OutputFile
-from .targets import models as models_target
-from .targets import package as package_target
-from .validate import validate, validate_resolved_message
+
+if TYPE_CHECKING:  # the heavy stages (black, datamodel-code-generator) load only when needed
+    from .format import Formatter
+    from .resolve import Resolved
 
 #: called with (stage, done, total) while files are formatted, for progress displays
 Progress = Callable[[str, int, int], None]
@@ -48,6 +48,11 @@ class Result:
 
 def analyze(sources: Sequence[str], strict: bool = False) -> Analysis:
     """Load, validate, resolve and build; every stage collects diagnostics."""
+    from .build import build
+    from .load import load
+    from .resolve import resolve
+    from .validate import validate, validate_resolved_message
+
     diags = Diagnostics()
     registry = load(sources, diags)
     validate(registry, diags)
@@ -72,7 +77,33 @@ def generate(
     formatter: Formatter | None = None,
     progress: Progress | None = None,
 ) -> Result:
-    """Generate the package ``package`` from ``sources``; no files when there are errors."""
+    """Generate the package ``package`` from ``sources``; no files when there are errors.
+
+    A run whose inputs (catalog bytes, options, xrgen and black versions, templates) are
+    unchanged returns the previous result from the run cache without doing any work.
+    """
+    if formatter is None:
+        from .format import Formatter
+
+        formatter = Formatter()
+    key = _run_key(sources, package, strict, spark, pyproject) if formatter.use_cache else None
+    cached = _load_run(formatter.path.parent, key)
+    if cached is not None:
+        return cached
+    result = _generate(sources, package, strict, spark, pyproject, formatter, progress)
+    _save_run(formatter.path.parent, key, result)
+    return result
+
+
+def _generate(
+    sources: Sequence[str],
+    package: str,
+    strict: bool,
+    spark: bool,
+    pyproject: bool,
+    fmt: Formatter,
+    progress: Progress | None,
+) -> Result:
     analysis = analyze(sources, strict)
     diags = analysis.diagnostics
     if diags.has_errors or analysis.catalog is None:
@@ -90,7 +121,6 @@ def generate(
         diags = diags.strict()
     if diags.has_errors:
         return Result({}, diags)
-    fmt = formatter or Formatter()
     files: dict[PurePosixPath, str] = {}
     for i, f in enumerate(planned):
         files[_out_path(package, f.path)] = _materialize(f, fmt)
@@ -101,6 +131,9 @@ def generate(
 
 
 def plan(catalog: ir.Catalog, options: Options, diags: Diagnostics) -> list[OutputFile]:
+    from .targets import models as models_target
+    from .targets import package as package_target
+
     head = package_target.header(options)
     files = package_target.plan(catalog, options)
     files += models_target.plan(catalog, options, head, diags)
@@ -123,6 +156,8 @@ def _out_path(package: str, path: PurePosixPath) -> PurePosixPath:
 
 
 def _materialize(f: OutputFile, fmt: Formatter) -> str:
+    from .render import render
+
     text = f.text if f.text is not None else render(f.template or "", f.context)
     if f.python and not f.preformatted:
         return fmt.file(text)
@@ -160,3 +195,65 @@ def inspect_document(analysis: Analysis) -> dict[str, Any]:
             messages[m.id] = entry
         out[group.id] = {"location": f"{group.file}#{group.pointer}", "messages": messages}
     return out
+
+
+# --------------------------------------------------------------------------- run cache
+
+_CODE_ROOTS = (Path(__file__).resolve().parent,)
+
+
+def _fingerprint_tree(h: Any, root: Path) -> None:
+    for p in sorted(root.rglob("*")):
+        if p.is_file() and "__pycache__" not in p.parts:
+            st = p.stat()
+            h.update(f"{p.relative_to(root)}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+
+
+def _run_key(sources: Sequence[str], package: str, *flags: bool) -> str | None:
+    """Hash of everything a run depends on; ``None`` (no caching) for URL sources."""
+    import importlib.metadata
+
+    from .render import TEMPLATES
+
+    h = hashlib.sha256()
+    h.update(repr((__version__, importlib.metadata.version("black"), package, flags)).encode())
+    for root in (*_CODE_ROOTS, TEMPLATES):
+        _fingerprint_tree(h, root)
+    for src in sources:
+        if "://" in src:
+            return None
+        path = Path(src)
+        h.update(b"\0" + src.encode() + b"\0")
+        try:
+            files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+            for p in files:
+                h.update(str(p).encode() + b"\0" + p.read_bytes())
+        except OSError:
+            return None  # the pipeline reports the I/O error
+    return str(h.hexdigest())
+
+
+def _load_run(cache_dir: Path, key: str | None) -> Result | None:
+    if key is None:
+        return None
+    try:
+        with open(cache_dir / "runs" / key, "rb") as f:
+            files, items = pickle.load(f)
+        return Result(files, Diagnostics(Diagnostic(*d) for d in items))
+    except (OSError, EOFError, pickle.UnpicklingError, ValueError, TypeError):
+        return None
+
+
+def _save_run(cache_dir: Path, key: str | None, result: Result) -> None:
+    if key is None or not result.ok:
+        return
+    try:
+        runs = cache_dir / "runs"
+        runs.mkdir(parents=True, exist_ok=True)
+        items = [(d.severity, d.code, d.file, d.pointer, d.message) for d in result.diagnostics]
+        fd, tmp = tempfile.mkstemp(dir=runs, prefix=".run-")
+        with os.fdopen(fd, "wb") as f:
+            pickle.dump((result.files, items), f, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, runs / key)
+    except OSError:
+        pass

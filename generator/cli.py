@@ -16,7 +16,6 @@ from typing import Any
 
 from . import __version__, api
 from .diagnostics import Diagnostics
-from .format import Formatter
 from .load import is_io_error
 from .write import UnsafePath, check, write
 
@@ -143,6 +142,8 @@ def _generate(
     pyproject = bool(
         args.pyproject if args.pyproject is not None else settings.get("pyproject", False)
     )
+    from .format import Formatter
+
     progress = None if args.quiet else _progress()
     result = api.generate(
         catalogs,

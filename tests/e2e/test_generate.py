@@ -165,3 +165,18 @@ def test_pyproject_makes_the_package_installable(tmp_path: Path) -> None:
     data = tomllib.loads(text)
     assert data["project"]["dependencies"] == ["pydantic>=2.6"]
     assert set(data["project"]["optional-dependencies"]) >= {"kafka", "mqtt", "amqp", "nats", "http", "pulsar", "rocketmq", "spark"}
+
+
+def test_run_cache_returns_the_same_result_and_notices_changes(tmp_path: Path) -> None:
+    cat = tmp_path / "c.json"
+    cat.write_text((CATALOGS / "acme" / "catalog.json").read_text())
+    fmt_dir = tmp_path / "cache"
+    first = api.generate([str(cat)], "p", formatter=Formatter(cache_dir=fmt_dir))
+    again = api.generate([str(cat)], "p", formatter=Formatter(cache_dir=fmt_dir))
+    assert again.files == first.files and again.formatted_lines == 0
+    assert [str(d) for d in again.diagnostics] == [str(d) for d in first.diagnostics]
+    cat.write_text(cat.read_text().replace("A sensor reading.", "Changed."))
+    changed = api.generate([str(cat)], "p", formatter=Formatter(cache_dir=fmt_dir))
+    assert '"""Changed."""' in changed.files[PurePosixPath("p/producer.py")]
+    uncached = api.generate([str(cat)], "p", formatter=Formatter(cache_dir=fmt_dir, use_cache=False))
+    assert uncached.files == changed.files
