@@ -206,7 +206,12 @@ class _Resolver:
                 f"{attr} {ref!r} is an absolute URI; the payload is opaque bytes",
             )
             return None
-        path = _ref_path(ref) or []
+        # "<schema ref>#/definitions/X" points into the schema document
+        document, _, fragment = (ref[1:] if ref.startswith("#") else ref).partition("#/")
+        path = _ref_path(document) or []
+        type_name = None
+        if path and ":" in path[-1]:  # xrcg's "schema:TypeName" names a type inside the schema
+            path[-1], _, type_name = path[-1].partition(":")
         ok = len(path) in (4, 6) and path[0] == "schemagroups" and path[2] == "schemas"
         if ok and len(path) == 6 and path[4] != "versions":
             ok = False
@@ -231,15 +236,29 @@ class _Resolver:
         spelled = fmt or (vfmt if isinstance(vfmt, str) else "")
         body = ver.data.get("schema")
         if body is None:
-            self.d.error(
+            self.d.warning(
                 "XRG212",
                 ver.file,
                 ver.pointer,
-                "schema version has no embedded `schema` (schemaurl/schemabase64 are not fetched)",
+                "schema version has no embedded `schema` (schemaurl/schemabase64 are not"
+                " fetched); the payload is opaque bytes",
             )
             return None
         family = schema_format_family(spelled) or _guess_family(body)
-        return ResolvedSchema(family, spelled, body, ver.location + "/schema", ref)
+        location = ver.location + "/schema"
+        if fragment:
+            body = _json_fragment(body, fragment)
+            if body is None:
+                self.d.error("XRG210", ent.file, where, f"{attr}: the schema has no '#/{fragment}'")
+                return None
+            location += "/" + fragment
+        if type_name and family == "avro":
+            named = _avro_named(body, type_name)
+            if named is None:
+                self.d.warning("XRG213", ent.file, where, f"{attr}: no Avro type {type_name!r} in the schema; the root type is used")
+            else:
+                body = named
+        return ResolvedSchema(family, spelled, body, location, ref)
 
     # -- groups and messages -----------------------------------------------------------
     def run(self) -> Resolved:
@@ -418,6 +437,39 @@ def _guess_family(schema: Any) -> str:
     if isinstance(schema, list):
         return "avro"
     return "json"
+
+
+def _json_fragment(schema: Any, fragment: str) -> Any:
+    """A JSON Schema whose root is ``#/<fragment>`` of ``schema``, keeping its definitions."""
+    node = schema
+    for token in fragment.split("/"):
+        if not isinstance(node, dict) or token not in node:
+            return None
+        node = node[token.replace("~1", "/").replace("~0", "~")]
+    if not isinstance(schema, dict):
+        return None
+    out = {k: schema[k] for k in ("$schema", "definitions", "$defs") if k in schema}
+    out.update({"$ref": "#/" + fragment, "title": fragment.rsplit("/", 1)[-1]})
+    return out
+
+
+def _avro_named(schema: Any, name: str) -> Any:
+    """The Avro named type ``name`` (short or full name) inside ``schema``, or None."""
+    if isinstance(schema, dict):
+        full = ".".join(x for x in (schema.get("namespace"), schema.get("name")) if isinstance(x, str))
+        if name in (schema.get("name"), full):
+            return schema
+        children: list[Any] = list(schema.get("fields") or []) + [schema.get("type"), schema.get("items"), schema.get("values")]
+        for child in children:
+            found = _avro_named(child, name)
+            if found is not None:
+                return found
+    elif isinstance(schema, list):
+        for child in schema:
+            found = _avro_named(child, name)
+            if found is not None:
+                return found
+    return None
 
 
 def _default_version(sch: SchemaEntry) -> Entity | None:
