@@ -13,9 +13,7 @@ from pathlib import Path
 import pytest
 from syrupy.assertion import SnapshotAssertion
 
-from generator.diagnostics import Diagnostics
-from generator.load import load
-from generator.validate import validate
+from generator.cli import main
 
 CASES_DIR = Path(__file__).resolve().parent
 CASES = sorted(
@@ -23,19 +21,25 @@ CASES = sorted(
 )
 
 
-def run_case(case: Path) -> list[str]:
-    """Load and validate a case's catalog; return the sorted diagnostic lines."""
+def run_case(case: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> list[str]:
+    """``xrgen generate`` the case's catalog; return the exit code line and the diagnostics."""
     sources = sorted(p.name for p in case.iterdir() if p.name.startswith("catalog"))
-    diags = Diagnostics()
-    validate(load(sources, diags), diags)
-    return [str(d) for d in diags.sorted()]
+    code = main(["generate", *sources, "--out", str(out), "--package", "case", "--quiet", "--no-cache"])
+    err = capsys.readouterr().err
+    if code != 0:
+        assert not out.exists()  # with an error nothing is written
+    return [f"exit {code}", *err.splitlines()]
 
 
 @pytest.mark.parametrize("case", CASES)
 def test_error_case(
-    case: str, snapshot: SnapshotAssertion, monkeypatch: pytest.MonkeyPatch
+    case: str,
+    snapshot: SnapshotAssertion,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.chdir(CASES_DIR / case)
-    lines = run_case(CASES_DIR / case)
+    lines = run_case(CASES_DIR / case, tmp_path / "out", capsys)
     assert any(" error XRG" in line or " warning XRG" in line for line in lines)
     assert lines == snapshot
