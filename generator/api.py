@@ -48,6 +48,13 @@ class Result:
 
 def analyze(sources: Sequence[str], strict: bool = False) -> Analysis:
     """Load, validate, resolve and build; every stage collects diagnostics."""
+    from .load import paused_gc
+
+    with paused_gc():  # catalog data is acyclic; see load.paused_gc
+        return _analyze(sources, strict)
+
+
+def _analyze(sources: Sequence[str], strict: bool) -> Analysis:
     from .build import build
     from .load import load
     from .resolve import resolve

@@ -113,6 +113,8 @@ class _Builder:
     def __init__(self, diags: Diagnostics) -> None:
         self.d = diags
         self.payloads: dict[str, ir.Payload] = {}
+        #: id(schema object) -> key: messages referencing one schema version share the object
+        self.schema_keys: dict[int, str] = {}
         self.model_names = Scope(frozenset({"BaseModel", "Field", "RootModel", "Any"}))
         self.package_methods = Scope(
             frozenset({"on", "dispatch", "dispatch_async", "dispatch_event"})
@@ -145,7 +147,10 @@ class _Builder:
                 f"datacontenttype {ct!r} is not JSON; the payload stays bytes (models serialize as JSON)",
             )
             return None
-        key = schema_key(sch)
+        key = self.schema_keys.get(id(sch.schema))
+        if key is None:
+            key = schema_key(sch)
+            self.schema_keys[id(sch.schema)] = key
         if key in self.payloads:
             return self.payloads[key]
         name = _schema_name(sch) or last_segment(rm.id) + "Data"

@@ -20,7 +20,6 @@ Rules (DESIGN.md section 3, message_spec.md):
 
 from __future__ import annotations
 
-import copy
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -337,7 +336,7 @@ class _Resolver:
         else:
             data = self.merged(gid, mid, ent)
             src = ent
-        data = copy.deepcopy(data)
+        data = dict(data)  # later steps replace values, never mutate shared nested ones
         data["messageid"] = mid
         data.pop("meta", None)
         data.pop("xref", None)
