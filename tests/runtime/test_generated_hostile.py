@@ -42,8 +42,8 @@ def test_reserved_placeholder_names_get_suffixes(hostile: ModuleType) -> None:
     # the template /u/{id}/{time}/{data}/{self} collides with the method's own parameters
     info = hostile.MESSAGES["café.日本"]
     params = set(inspect.signature(info.create).parameters)
-    assert {"id_2", "time_2", "data_2", "self_2"} <= params
-    ev = info.create(None, id_2="1", time_2="2", data_2="3", self_2="4", id="event-id")
+    assert {"id_", "time_2", "data_2", "self_2"} <= params  # id is a builtin: id_
+    ev = info.create(None, id_="1", time_2="2", data_2="3", self_2="4", id="event-id")
     assert ev.attributes["source"] == "/u/1/2/3/4" and ev.attributes["id"] == "event-id"
 
 
