@@ -25,7 +25,7 @@ demo: setup
 	$(PY) examples/demo.py
 
 lint: setup
-	$(VENV)/bin/ruff check generator tests bench
+	$(VENV)/bin/ruff check generator tests bench examples
 	$(VENV)/bin/mypy --strict generator
 
 test: services setup lint

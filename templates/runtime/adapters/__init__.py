@@ -42,7 +42,7 @@ Modules:
   ``HttpMessage`` that ``on_message`` returns).
 - ``pulsar``: ``PulsarSender(service_url)``, ``PulsarReceiver(service_url, topics,
   subscription)`` (pulsar-client; acknowledge after handling, negative-acknowledge on failure).
-- ``rocketmq``: ``to_rocketmq_message(msg)``, ``from_message_view(view)``,
+- ``rocketmq``: ``to_rocketmq_message(msg)``, ``from_rocketmq_message(view)``,
   ``RocketMqSender(endpoints, topics)`` and ``RocketMqReceiver(endpoints, group, topics)``
   (rocketmq-python-client v5, gRPC proxy protocol).
 """
