@@ -6,8 +6,8 @@ thousands of lines, so formatting is cached at two levels:
 1. whole files by content hash (a warm run formats nothing);
 2. top-level chunks by *shape*: templates mark statement boundaries with ``render.CHUNK``; each
    chunk is formatted alone, after every ASCII digit has become ``0`` and every identifier of
-   three or more characters that is not a keyword has been replaced by a placeholder of the same
-   length (``Q`` + base-36 index); digits are put back in order afterwards. Long classes are
+   three or more characters that is not a keyword has become ``Q`` repeated to the same length;
+   identifiers and digits are put back in order afterwards. Long classes are
    split further at ``render.MEMBER`` marks, each method formatted alone. black's
    decisions depend on token kinds and line lengths, not on identifier spelling, so the
    formatted placeholder text maps back exactly; chunks that differ only in names (one per
@@ -42,7 +42,6 @@ _KEEP = (
     | frozenset(keyword.softkwlist)
     | frozenset({"type", "ignore", "fmt", "off", "skip", "noqa", "print", "exec"})
 )
-_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 _SPLIT = "\n" + CHUNK + "\n"
 _MEMBER_SPLIT = re.compile(r"\n[ ]*" + re.escape(MEMBER) + r"\n")
 _WRAPPER = "class Q:\n"
@@ -50,43 +49,49 @@ _DIGIT = re.compile("[0-9]")
 _ZERO = str.maketrans("123456789", "000000000")
 
 
-def _canonical(index: int, length: int) -> str | None:
-    digits = ""
-    while True:
-        index, r = divmod(index, 36)
-        digits = _DIGITS[r] + digits
-        if index == 0:
-            break
-    if len(digits) > length - 1:
-        return None
-    return "Q" + digits.rjust(length - 1, "0")
+def normalize(chunk: str) -> tuple[str, list[str], list[str]]:
+    """The chunk's shape: identifiers (len >= 3, not keywords) become ``Q`` * len, digits ``0``.
 
-
-def normalize(chunk: str) -> tuple[str, dict[str, str]]:
-    """Replace identifiers (len >= 3, not keywords) by same-length placeholders."""
-    forward: dict[str, str] = {}
-    back: dict[str, str] = {}
-
-    def sub(m: re.Match[str]) -> str:
-        word = m.group(0)
+    Returns the shape and, in order of appearance, the replaced identifiers and the digits
+    (``restore`` puts them back: black keeps the order of words and digits)."""
+    words = _WORD.findall(chunk)
+    parts = _WORD.split(chunk)
+    replaced: list[str] = []
+    out = [parts[0]]
+    for word, part in zip(words, parts[1:], strict=True):
         if len(word) < 3 or word in _KEEP:
-            return word
-        canon = forward.get(word)
-        if canon is None:
-            canon = _canonical(len(forward), len(word))
-            if canon is None:
-                return word
-            forward[word] = canon
-            back[canon] = word
-        return canon
-
-    return _WORD.sub(sub, chunk), back
+            out.append(word)
+        else:
+            replaced.append(word)
+            out.append("Q" * len(word))
+        out.append(part)
+    text = "".join(out)
+    return text.translate(_ZERO), replaced, _DIGIT.findall(text)
 
 
-def denormalize(text: str, back: dict[str, str]) -> str:
-    if not back:
-        return text
-    return _WORD.sub(lambda m: back.get(m.group(0), m.group(0)), text)
+def restore(shape: str, replaced: list[str], digits: list[str]) -> str | None:
+    """Inverse of ``normalize`` on black's output of the shape; ``None`` if it does not fit."""
+    pieces = _DIGIT.split(shape)
+    if len(pieces) != len(digits) + 1:
+        return None
+    out = [pieces[0]]
+    for digit, piece in zip(digits, pieces[1:], strict=True):
+        out.append(digit)
+        out.append(piece)
+    text = "".join(out)
+    words = _WORD.findall(text)
+    parts = _WORD.split(text)
+    out = [parts[0]]
+    names = iter(replaced)
+    count = 0
+    for word, part in zip(words, parts[1:], strict=True):
+        if len(word) < 3 or word in _KEEP:
+            out.append(word)
+        else:
+            out.append(next(names, word))
+            count += 1
+        out.append(part)
+    return "".join(out) if count == len(replaced) else None
 
 
 class Formatter:
@@ -143,24 +148,19 @@ class Formatter:
         return "\n\n".join(parts) + "\n"
 
     def _shape(self, text: str) -> str:
-        digits = _DIGIT.findall(text)
-        norm, back = normalize(text.translate(_ZERO))
-        key = hashlib.sha256(norm.encode()).hexdigest()
+        shape, replaced, digits = normalize(text)
+        key = hashlib.sha256(shape.encode()).hexdigest()
         done = self.shapes.get(key)
         if done is None:
-            done = black.format_str(norm, mode=_MODE)
-            self.formatted_lines += norm.count("\n") + 1
+            done = black.format_str(shape, mode=_MODE)
+            self.formatted_lines += shape.count("\n") + 1
             self.shapes[key] = done
             self.dirty = True
-        parts = _DIGIT.split(denormalize(done, back))
-        if len(parts) != len(digits) + 1:  # cannot happen with black; never risk bad output
+        result = restore(done, replaced, digits)
+        if result is None:  # cannot happen with black; never risk bad output
             self.formatted_lines += text.count("\n") + 1
             return black.format_str(text, mode=_MODE)
-        out = [parts[0]]
-        for d, p in zip(digits, parts[1:], strict=True):
-            out.append(d)
-            out.append(p)
-        return "".join(out)
+        return result
 
     def file(self, text: str) -> str:
         """Format one rendered module (chunk markers are removed)."""

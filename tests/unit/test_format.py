@@ -3,7 +3,7 @@
 import black
 import pytest
 
-from generator.format import Formatter, denormalize, normalize
+from generator.format import Formatter, normalize, restore
 from generator.render import CHUNK, MEMBER
 
 SAMPLES = [
@@ -31,11 +31,18 @@ def test_same_shape_is_formatted_once(tmp_path) -> None:
 
 
 def test_normalize_round_trip_and_keywords() -> None:
-    text = "def some_name(self, value): return value if value else None  # type: ignore"
-    norm, back = normalize(text)
-    assert "def " in norm and " return " in norm and " if " in norm and "None" in norm
-    assert "some_name" not in norm and len(norm) == len(text)
-    assert denormalize(norm, back) == text
+    text = "def some_name(self, value2): return value2 if value2 else None  # type: ignore 42"
+    shape, replaced, digits = normalize(text)
+    assert "def " in shape and " return " in shape and " if " in shape and "None" in shape
+    assert "some_name" not in shape and len(shape) == len(text)
+    assert replaced[:2] == ["some_name", "self"] and digits == ["4", "2"]  # value2 keeps its 2
+    assert restore(shape, replaced, digits) == text
+
+
+def test_restore_refuses_a_shape_that_does_not_fit() -> None:
+    shape, replaced, digits = normalize("alpha = beta(1)\n")
+    assert restore(shape + "QQQQ\n", replaced, digits) is None
+    assert restore(shape.replace("0", "00"), replaced, digits) is None
 
 
 def test_file_chunks_and_members_join_as_black_would(tmp_path) -> None:
