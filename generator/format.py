@@ -49,23 +49,26 @@ _DIGIT = re.compile("[0-9]")
 _ZERO = str.maketrans("123456789", "000000000")
 
 
+def _is_name(word: str) -> bool:
+    return len(word) >= 3 and word not in _KEEP
+
+
+def _interleave(parts: list[str], items: list[str]) -> str:
+    out = [""] * (len(parts) + len(items))
+    out[0::2] = parts
+    out[1::2] = items
+    return "".join(out)
+
+
 def normalize(chunk: str) -> tuple[str, list[str], list[str]]:
     """The chunk's shape: identifiers (len >= 3, not keywords) become ``Q`` * len, digits ``0``.
 
     Returns the shape and, in order of appearance, the replaced identifiers and the digits
     (``restore`` puts them back: black keeps the order of words and digits)."""
     words = _WORD.findall(chunk)
-    parts = _WORD.split(chunk)
-    replaced: list[str] = []
-    out = [parts[0]]
-    for word, part in zip(words, parts[1:], strict=True):
-        if len(word) < 3 or word in _KEEP:
-            out.append(word)
-        else:
-            replaced.append(word)
-            out.append("Q" * len(word))
-        out.append(part)
-    text = "".join(out)
+    shaped = {w: "Q" * len(w) if _is_name(w) else w for w in set(words)}
+    text = _interleave(_WORD.split(chunk), [shaped[w] for w in words])
+    replaced = [w for w in words if _is_name(w)]
     return text.translate(_ZERO), replaced, _DIGIT.findall(text)
 
 
@@ -74,24 +77,16 @@ def restore(shape: str, replaced: list[str], digits: list[str]) -> str | None:
     pieces = _DIGIT.split(shape)
     if len(pieces) != len(digits) + 1:
         return None
-    out = [pieces[0]]
-    for digit, piece in zip(digits, pieces[1:], strict=True):
-        out.append(digit)
-        out.append(piece)
-    text = "".join(out)
+    text = _interleave(pieces, digits)
     words = _WORD.findall(text)
-    parts = _WORD.split(text)
-    out = [parts[0]]
+    flags = [_is_name(w) for w in words]
+    if sum(flags) != len(replaced):
+        return None
     names = iter(replaced)
-    count = 0
-    for word, part in zip(words, parts[1:], strict=True):
-        if len(word) < 3 or word in _KEEP:
-            out.append(word)
-        else:
-            out.append(next(names, word))
-            count += 1
-        out.append(part)
-    return "".join(out) if count == len(replaced) else None
+    return _interleave(
+        _WORD.split(text),
+        [next(names) if f else w for w, f in zip(words, flags, strict=True)],
+    )
 
 
 class Formatter:
@@ -102,13 +97,18 @@ class Formatter:
     ) -> None:
         self.use_cache = use_cache
         root = Path(
-            cache_dir or os.environ.get("XRGEN_CACHE_DIR") or Path.home() / ".cache" / "xrgen"
+            cache_dir
+            or os.environ.get("XRGEN_CACHE_DIR")
+            or Path.home() / ".cache" / "xrgen"
         )
         self.path = root / f"black-{_BLACK_VERSION}.pickle"
         self.files: dict[str, str] = {}
         self.shapes: dict[str, str] = {}
         self.dirty = False
-        self.formatted_lines = 0  # lines that went through black in this run (for bench/progress)
+        #: lines that went through black in this run (for bench/progress)
+        self.formatted_lines = 0
+        #: chunks whose shape could not be restored and were formatted directly
+        self.fallbacks = 0
         if use_cache:
             self._load()
 
@@ -128,7 +128,9 @@ class Formatter:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".cache-")
             with os.fdopen(fd, "wb") as f:
-                pickle.dump((self.files, self.shapes), f, protocol=pickle.HIGHEST_PROTOCOL)
+                pickle.dump(
+                    (self.files, self.shapes), f, protocol=pickle.HIGHEST_PROTOCOL
+                )
             os.replace(tmp, self.path)
             self.dirty = False
         except OSError:
@@ -157,7 +159,8 @@ class Formatter:
             self.shapes[key] = done
             self.dirty = True
         result = restore(done, replaced, digits)
-        if result is None:  # cannot happen with black; never risk bad output
+        if result is None:  # should not happen with black; never risk bad output
+            self.fallbacks += 1
             self.formatted_lines += text.count("\n") + 1
             return black.format_str(text, mode=_MODE)
         return result
@@ -168,7 +171,10 @@ class Formatter:
         done = self.files.get(key)
         if done is None:
             chunks = [c.strip("\n") for c in text.split(_SPLIT)]
-            done = "\n\n\n".join(self.chunk(c).rstrip("\n") for c in chunks if c.strip()) + "\n"
+            done = (
+                "\n\n\n".join(self.chunk(c).rstrip("\n") for c in chunks if c.strip())
+                + "\n"
+            )
             self.files[key] = done
             self.dirty = True
         return done

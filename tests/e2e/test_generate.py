@@ -35,7 +35,9 @@ def test_snapshot(name: str, tmp_path: Path, snapshot: object) -> None:
 
 @pytest.mark.parametrize("name", GOOD)
 def test_every_python_file_is_black_formatted(name: str, tmp_path: Path) -> None:
-    result = _generate(name, tmp_path)
+    fmt = Formatter(cache_dir=tmp_path, use_cache=False)
+    result = api.generate([str(CATALOGS / name / "catalog.json")], "pkg", formatter=fmt)
+    assert fmt.fallbacks == 0  # every chunk went through the shape cache
     for path, text in result.files.items():
         if path.suffix == ".py":
             assert black.format_str(text, mode=black.Mode()) == text, path
