@@ -324,7 +324,9 @@ def _literal_type(values: list[Any]) -> SparkType:
         return "boolean"
     if present and all(isinstance(v, int) and not isinstance(v, bool) for v in present):
         return "long"
-    if present and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present):
+    if present and all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) for v in present
+    ):
         return "double"
     return STRING
 
@@ -418,7 +420,9 @@ class _AvroMapper:
         space = schema.get("namespace", namespace) or ""
         return (f"{space}.{name}" if space else name), space
 
-    def _register(self, schema: Mapping[str, Any], namespace: str, dtype: SparkType) -> None:
+    def _register(
+        self, schema: Mapping[str, Any], namespace: str, dtype: SparkType
+    ) -> None:
         full, _ = self._full_name(schema, namespace)
         self.named[full] = dtype
 
@@ -459,7 +463,8 @@ class _AvroMapper:
             if kinds == {"float", "double"}:
                 return "double", nullable
         fields = [
-            field(f"member{i}", self.map(m, namespace)[0], True) for i, m in enumerate(non_null)
+            field(f"member{i}", self.map(m, namespace)[0], True)
+            for i, m in enumerate(non_null)
         ]
         return struct(fields), nullable
 

@@ -25,7 +25,9 @@ Pipeline (:meth:`SparkDecoder.route`), one pass over the input, each row parsed 
    uritemplate attributes (Java regexes built from ``UriTemplate``), required attributes,
    ``datacontenttype`` constant, and protocol options of the decoded binding;
 3. the payload of each row is parsed with the payload type of its matched definition only
-   (rows of definitions with the same type share one ``from_json``);
+   (rows of definitions with the same type share one ``from_json``), in PERMISSIVE mode with
+   a corrupt-record field: bad JSON or a value of the wrong type dead-letters the row, and
+   so does a missing required field (from the payload type's non-nullable fields);
 4. one error struct per row: ``None`` when the row is good.
 
 :meth:`SparkDecoder.split` turns the routed frame into one DataFrame per message id (columns:
@@ -51,7 +53,8 @@ Performance: without persisting, every output DataFrame re-runs the pipeline ove
 :meth:`SparkDecoder.foreach_batch` (streaming ``foreachBatch`` or a batch DataFrame): it
 persists the routed frame once, writes each output and the dead letters, and unpersists. The
 routed projection carries ``spark_partition_id()`` so that Spark does not push the output
-filters below it (which would evaluate ``from_json`` twice).
+filters below it (which would evaluate ``from_json`` twice) and from inlining the header
+lookups into conditional branches (which would repeat them).
 """
 
 from __future__ import annotations
@@ -95,6 +98,7 @@ __all__ = [
     "decode_nats",
     "decode_pulsar",
     "decode_rocketmq",
+    "parse_type",
     "template_regex",
 ]
 
@@ -240,10 +244,6 @@ _REQUIRED = ("specversion", "id", "source", "type")
 _CORRUPT = "_xr_corrupt"
 _NOW = "0000-01-01T00:00:00Z"
 _VAR = re.compile(r"\{([^{}]*)\}")
-_RFC3339 = (
-    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?"
-    r"([Zz]|[+-][0-9]{2}:[0-9]{2})$"
-)
 _JSON_MEDIA = r"(?i)^\s*[^/\s;]+/([^/\s;]*\+)?json\s*(;.*)?$"
 _TYPED_KINDS = ("timestamp", "integer", "boolean", "binary")
 #: binding fields that brokers may change in transit: never matched (as the dispatcher)
@@ -337,7 +337,7 @@ def _is_template(kind: str, value: object) -> bool:
 def _typed(raw: Column, kind: str) -> Column:
     """The canonical string ``raw`` as a value of CloudEvents type ``kind`` (``None`` if bad)."""
     if kind == "timestamp":
-        return F.when(raw.rlike(_RFC3339), raw.try_cast("timestamp"))
+        return F.when(_rfc3339_shape(raw), raw.try_cast("timestamp"))
     if kind == "integer":
         return F.when(raw.rlike("^-?[0-9]{1,10}$"), raw.try_cast("int"))
     if kind == "boolean":
@@ -354,6 +354,17 @@ def _has_required(dtype: DataType) -> bool:
     if isinstance(dtype, ArrayType):
         return not dtype.containsNull or _has_required(dtype.elementType)
     return False
+
+
+def _rfc3339_shape(raw: Column) -> Column:
+    """Cheap RFC 3339 shape test (``T`` separator, explicit offset) before the cast.
+
+    ``try_cast`` alone also accepts dates and zone-less times; cast does the digit checks.
+    """
+    t = F.substring(raw, 11, 1)
+    tail = F.substring(raw, -6, 1)
+    zulu = raw.endswith("Z") | raw.endswith("z")
+    return ((t == "T") | (t == "t")) & (zulu | (tail == "+") | (tail == "-"))
 
 
 def _missing_fields(
@@ -529,7 +540,7 @@ class _Mqtt(_Wire):
 
 class _Nats(_Wire):
     family = "NATS"
-    lineage = ("subject",)
+    lineage: tuple[str, ...] = ("subject",)
     fields = {"subject": "subject", "reply": "reply"}
 
     def content_type(self) -> Column:
@@ -777,35 +788,59 @@ class SparkDecoder:
                 StructField(_CORRUPT, _S),
             ]
         )
+        # Stage 1 reads every binary-mode attribute unconditionally (so Spark shares the
+        # header key array between the lookups) and parses the envelope of structured rows.
+        # ``_xr_g`` (spark_partition_id, never negative) is nondeterministic: later stages
+        # reference it, which keeps the optimizer from inlining stage 1 into conditional
+        # branches and from pushing output filters below the parses (evaluating them twice).
+        raw = [
+            (
+                wire.datacontenttype() if n == "datacontenttype" else wire.attribute(n)
+            ).alias("_xr_h_" + n)
+            for n in self.attr_names
+        ]
         structured = wire.structured()
         text = _text(F.col(wire.payload))
         stage1 = df.select(
             "*",
+            F.spark_partition_id().alias("_xr_g"),
             structured.alias("_xr_s"),
             F.when(structured, F.from_json(text, envelope, _PARSE)).alias("_xr_env"),
+            *raw,
+            *self._option_columns(),
         )
         env = F.col("_xr_env")
-        attrs = []
-        for name in self.attr_names:
-            binary = (
-                wire.datacontenttype()
-                if name == "datacontenttype"
-                else wire.attribute(name)
-            )
-            attrs.append(
-                F.when(F.col("_xr_s"), env[name])
-                .otherwise(binary)
-                .alias("_xr_a_" + name)
-            )
-        stage2 = stage1.select("*", *attrs, *self._option_columns())
+        attrs = [
+            F.when(F.col("_xr_s"), env[n])
+            .otherwise(F.col("_xr_h_" + n))
+            .alias("_xr_a_" + n)
+            for n in self.attr_names
+        ]
+        stage2 = stage1.select(
+            *df.columns, "_xr_g", "_xr_s", "_xr_env", *attrs, *self._option_names()
+        )
         flags = stage2.select(
             "*", self._is_ce().alias("_xr_ce"), self._ce_ok().alias("_xr_ce_ok")
         )
-        stage3 = flags.select("*", self._match().alias("_xr_m"))
-        stage4 = stage3.select("*", *self._typed_columns(), *self._parse_columns())
-        return stage4.select("*", self._error().alias("_xr_e"))
+        guard = F.col("_xr_g") >= 0
+        match = F.when(guard, self._match()).alias("_xr_m")
+        stage3 = flags.select("*", match, *self._typed_columns())
+        stage4 = stage3.select("*", *self._parse_columns(guard))
+        keep = [
+            c
+            for c in stage4.columns
+            if c not in ("_xr_env", "_xr_ce", "_xr_ce_ok", "_xr_s")
+        ]
+        return stage4.select(*keep, self._error().alias("_xr_e"))
+
+    def _option_names(self) -> list[str]:
+        return list(self._option_map())
 
     def _option_columns(self) -> list[Column]:
+        return [col.alias(name) for name, col in self._option_map().items()]
+
+    def _option_map(self) -> dict[str, Column]:
+        """Option column name -> its expression, for every readable option of the targets."""
         cols: dict[str, Column] = {}
         for t in self.targets:
             paths = [o.path for o in t.options] + [
@@ -815,8 +850,8 @@ class SparkDecoder:
                 name = "_xr_o_" + "_".join(path)
                 col = self.wire.option(path)
                 if name not in cols and col is not None:
-                    cols[name] = col.alias(name)
-        return list(cols.values())
+                    cols[name] = col
+        return cols
 
     def _source(self, ref: str | tuple[str, ...]) -> Column | None:
         if isinstance(ref, str):
@@ -844,7 +879,7 @@ class SparkDecoder:
         conds: list[Column] = []
         if t.ce:
             conds.append(F.col("_xr_ce_ok"))
-            if t.defn.type is not None and not _is_template("uritemplate", t.defn.type):
+            if t.defn.type is not None and _VAR.search(t.defn.type) is None:
                 conds.append(self._attr("type") == t.defn.type)
         else:
             conds.append(~F.col("_xr_ce"))
@@ -883,9 +918,7 @@ class SparkDecoder:
         return _case(branches)
 
     def _typed_columns(self) -> list[Column]:
-        cols: dict[str, Column] = {}
-        for name in ("time",):
-            cols["_xr_t_time_timestamp"] = _typed(self._attr("time"), "timestamp")
+        cols = {"_xr_t_time_timestamp": _typed(self._attr("time"), "timestamp")}
         for t in self.targets:
             for name, kind in t.kinds.items():
                 if kind in _TYPED_KINDS and name != "time":
@@ -911,17 +944,13 @@ class SparkDecoder:
             ),
         ).otherwise(self.wire.payload_bytes())
 
-    def _parse_columns(self) -> list[Column]:
+    def _parse_columns(self, guard: Column) -> list[Column]:
         cols = []
         for (kind, _), name in self.groups.items():
             members = [
                 t for t in self.targets if self.groups[self._group_key(t)] == name
             ]
-            # spark_partition_id() (never negative) makes the parse columns nondeterministic,
-            # so the optimizer cannot push output filters below them and parse twice.
-            when = F.col("_xr_m").isin([t.index for t in members]) & (
-                F.spark_partition_id() >= 0
-            )
+            when = F.col("_xr_m").isin([t.index for t in members]) & guard
             sample = members[0]
             if kind == "bytes":
                 value = self._data_bytes()
@@ -946,12 +975,8 @@ class SparkDecoder:
         is_avro = F.lower(
             F.coalesce(self._attr("datacontenttype"), F.lit(""))
         ).contains("avro")
-        as_json = _parse_json(self._data_text(), t.dtype, wrap=True)
+        as_json = _parse_json(self._data_text(), t.dtype)
         return F.when(is_avro, as_avro).otherwise(as_json)
-
-    def _wrapped(self, t: _Target) -> bool:
-        """Whether ``t``'s parse column is ``struct<v, corrupt>`` rather than the payload."""
-        return self._group_key(t)[0] == "avro" or not isinstance(t.dtype, StructType)
 
     # -- errors --------------------------------------------------------------------------------
 
@@ -1016,7 +1041,7 @@ class SparkDecoder:
                     _err(VALIDATION_ERROR, "invalid payload"),
                 )
             )
-            value = parsed["v"] if self._wrapped(t) else parsed
+            value = parsed["v"]
             for cond, path in _missing_fields(value, t.dtype, ""):
                 branches.append(
                     (cond, _err(VALIDATION_ERROR, f"missing field: {path}"))
@@ -1063,10 +1088,8 @@ class SparkDecoder:
         parsed = F.col(self.groups[self._group_key(t)])
         if t.dtype is None:
             data = parsed
-        elif self._wrapped(t):
-            data = parsed["v"]
         else:
-            data = parsed.dropFields(_CORRUPT)
+            data = parsed["v"]
         cols.append(data.alias("data"))
         names.append("data")
         if t.placeholders:
@@ -1113,15 +1136,13 @@ class SparkDecoder:
         return run
 
 
-def _parse_json(text: Column, dtype: DataType | None, wrap: bool = False) -> Column:
-    """``from_json`` of ``text`` as ``dtype`` plus the corrupt-record field.
+def _parse_json(text: Column, dtype: DataType | None) -> Column:
+    """``from_json`` of ``{"v": <text>}`` as ``struct<v: dtype, _xr_corrupt: string>``.
 
-    Structs parse directly (unless ``wrap``); other types are wrapped as ``{"v": <text>}`` so
-    that a corrupt record is detected the same way (the value is then field ``v``).
+    Wrapping the payload puts the corrupt-record field beside it, so the payload itself is
+    the plain field ``v`` (no struct rebuild to drop the extra field) and every payload type
+    (struct, array, map, primitive) is checked the same way.
     """
-    if isinstance(dtype, StructType) and not wrap:
-        schema = StructType(dtype.fields + [StructField(_CORRUPT, _S)])
-        return F.from_json(text, schema, _PARSE)
     wrapper = StructType([StructField("v", dtype or _S), StructField(_CORRUPT, _S)])
     return F.from_json(F.concat(F.lit('{"v":'), text, F.lit("}")), wrapper, _PARSE)
 

@@ -14,7 +14,9 @@ from typing import Any
 
 import pytest
 
-INSTALL_HINT = '/work/venv/bin/pip install pyspark "pandas<3" pyarrow  (and a Java 17+ runtime)'
+INSTALL_HINT = (
+    '/work/venv/bin/pip install pyspark "pandas<3" pyarrow  (and a Java 17+ runtime)'
+)
 
 
 def _require_pyspark() -> None:
@@ -82,7 +84,10 @@ READING_SCHEMA = {
 }
 ALARM_SCHEMA = {
     "type": "object",
-    "properties": {"code": {"type": "integer"}, "message": {"type": ["string", "null"]}},
+    "properties": {
+        "code": {"type": "integer"},
+        "message": {"type": ["string", "null"]},
+    },
     "required": ["code"],
 }
 
@@ -109,7 +114,12 @@ class Catalog:
                 type="com.acme.Reading",
                 attributes=(
                     A("type", "string", True, "com.acme.Reading"),
-                    A("source", "uritemplate", True, "/plants/{plant}/sensors/{sensor}"),
+                    A(
+                        "source",
+                        "uritemplate",
+                        True,
+                        "/plants/{plant}/sensors/{sensor}",
+                    ),
                     A("seq", "integer", True),
                     A("urgent", "boolean"),
                 ),
@@ -138,15 +148,26 @@ class Catalog:
             ),
         )
         self.schemas = {
-            "com.acme.Reading": StructType.fromJson(json_schema_to_spark(READING_SCHEMA)),
+            "com.acme.Reading": StructType.fromJson(
+                json_schema_to_spark(READING_SCHEMA)
+            ),
             "com.acme.Alarm": StructType.fromJson(json_schema_to_spark(ALARM_SCHEMA)),
         }
 
     def event(
-        self, ce_type: str, data: Any, source: str, topic: str = "readings", **attrs: Any
+        self,
+        ce_type: str,
+        data: Any,
+        source: str,
+        topic: str = "readings",
+        **attrs: Any,
     ) -> Any:
         core = self.rt._core
-        attributes = {"specversion": "1.0", "id": attrs.pop("id", "e-1"), "source": source}
+        attributes = {
+            "specversion": "1.0",
+            "id": attrs.pop("id", "e-1"),
+            "source": source,
+        }
         attributes["type"] = ce_type
         attributes.update(attrs)
         return core.Event(attributes, data, core.KafkaBinding(topic=topic))
@@ -158,7 +179,16 @@ class Catalog:
 
         ts = datetime(2024, 5, 1, 12, 0, tzinfo=timezone.utc)
         headers = [(k, v) for k, v in msg.headers]
-        return (msg.key, msg.value, msg.topic, msg.partition or 0, offset, ts, 0, headers)
+        return (
+            msg.key,
+            msg.value,
+            msg.topic,
+            msg.partition or 0,
+            offset,
+            ts,
+            0,
+            headers,
+        )
 
 
 @pytest.fixture(scope="session")

@@ -9,18 +9,32 @@ import pytest
 
 pytestmark = pytest.mark.spark
 
-READING = {"value": 21.5, "unit": "C", "at": "2024-05-01T10:00:00Z", "tags": ["a"],
-           "location": {"lat": 1.0, "lon": 2.0}}
+READING = {
+    "value": 21.5,
+    "unit": "C",
+    "at": "2024-05-01T10:00:00Z",
+    "tags": ["a"],
+    "location": {"lat": 1.0, "lon": 2.0},
+}
 
 
 def _rows(catalog: Any) -> list[tuple[Any, ...]]:
     kafka = catalog.kafka
     src = "/plants/p1/sensors/s%201"
-    good_bin = catalog.event("com.acme.Reading", READING, src, seq=7, urgent=True, id="r1")
+    good_bin = catalog.event(
+        "com.acme.Reading", READING, src, seq=7, urgent=True, id="r1"
+    )
     good_str = catalog.event("com.acme.Reading", READING, src, seq=8, id="r2")
-    alarm = catalog.event("com.acme.Alarm", {"code": 3, "message": None}, "/alarms", id="a1")
-    blob = catalog.event("com.acme.Blob", b"\x00\x01raw", "/b", id="b1",
-                         datacontenttype="application/octet-stream")
+    alarm = catalog.event(
+        "com.acme.Alarm", {"code": 3, "message": None}, "/alarms", id="a1"
+    )
+    blob = catalog.event(
+        "com.acme.Blob",
+        b"\x00\x01raw",
+        "/b",
+        id="b1",
+        datacontenttype="application/octet-stream",
+    )
     msgs = [
         kafka.encode(good_bin, mode="binary"),
         kafka.encode(good_str, mode="structured"),
@@ -30,7 +44,9 @@ def _rows(catalog: Any) -> list[tuple[Any, ...]]:
     return [catalog.row(m, i) for i, m in enumerate(msgs)]
 
 
-def test_binary_and_structured_rows_are_typed(catalog: Any, kafka_df: Any, spark_rt: Any) -> None:
+def test_binary_and_structured_rows_are_typed(
+    catalog: Any, kafka_df: Any, spark_rt: Any
+) -> None:
     df = kafka_df(_rows(catalog))
     outputs, dead = spark_rt.decode_kafka(df, catalog.defs, catalog.schemas)
     assert dead.count() == 0, dead.collect()
@@ -66,6 +82,8 @@ def _dead_rows(catalog: Any) -> list[tuple[str, tuple[Any, ...]]]:
         return tuple((k, v) for k, v in merged.items() if v is not None)
 
     def msg(value: bytes | None, headers: Any, topic: str = "readings") -> Any:
+        if isinstance(headers, dict):
+            headers = tuple(headers.items())
         return type(good)(topic, None, value, headers, 0)
 
     structured_ct = (("content-type", b"application/cloudevents+json"),)
@@ -83,52 +101,91 @@ def _dead_rows(catalog: Any) -> list[tuple[str, tuple[Any, ...]]]:
         ("no-match", msg(good.value, h, topic="other-topic")),
         ("validation-error", msg(b'{"value": "hot", "unit": "C"}', h)),
         ("validation-error", msg(b'{"unit": "C"}', h)),
-        ("validation-error", msg(b'{"value": 1, "unit": "C", "location": {"lat": 1}}', h)),
+        (
+            "validation-error",
+            msg(b'{"value": 1, "unit": "C", "location": {"lat": 1}}', h),
+        ),
         ("validation-error", msg(b"{broken", h)),
         ("validation-error", msg(None, h)),
-        ("validation-error", msg(good.value, with_headers(content__type=b"text/plain"))),
+        (
+            "validation-error",
+            msg(good.value, with_headers(content__type=b"text/plain")),
+        ),
     ]
     return [(reason, catalog.row(m, i)) for i, (reason, m) in enumerate(cases)]
 
 
-def test_dead_letters_have_reasons_and_original_columns(catalog: Any, kafka_df: Any, spark_rt: Any) -> None:
+def test_dead_letters_have_reasons_and_original_columns(
+    catalog: Any, kafka_df: Any, spark_rt: Any
+) -> None:
     cases = _dead_rows(catalog)
     df = kafka_df([row for _, row in cases])
     outputs, dead = spark_rt.decode_kafka(df, catalog.defs, catalog.schemas)
-    assert all(out.count() == 0 for out in outputs.values())
+    leaked = {
+        k: [(r["offset"], r["data"]) for r in out.collect()]
+        for k, out in outputs.items()
+    }
+    assert all(not rows for rows in leaked.values()), leaked
     got = {r["offset"]: (r["reason"], r["detail"]) for r in dead.collect()}
     expected = {row[4]: reason for reason, row in cases}
-    assert {k: v[0] for k, v in got.items()} == expected, got
+    assert {k: v[0] for k, v in got.items()} == expected, sorted(got.items())
     assert dead.columns == [*df.columns, "reason", "detail"]
     details = {v[1] for v in got.values()}
-    assert {"invalid-json", "missing-attribute: id", "invalid-specversion", "invalid-attribute: time",
-            "invalid-attribute: seq", "invalid payload", "missing field: value",
-            "missing field: location.lon", "no data", "unsupported-format"} <= details
+    assert {
+        "invalid-json",
+        "missing-attribute: id",
+        "invalid-specversion",
+        "invalid-attribute: time",
+        "invalid-attribute: seq",
+        "invalid payload",
+        "missing field: value",
+        "missing field: location.lon",
+        "no data",
+        "unsupported-format",
+    } <= details
 
 
-def test_every_row_lands_in_exactly_one_output(catalog: Any, kafka_df: Any, spark_rt: Any) -> None:
+def test_every_row_lands_in_exactly_one_output(
+    catalog: Any, kafka_df: Any, spark_rt: Any
+) -> None:
     rows = _rows(catalog) + [row for _, row in _dead_rows(catalog)]
     rows = [r[:4] + (i,) + r[5:] for i, r in enumerate(rows)]  # unique offsets
     df = kafka_df(rows)
     outputs, dead = spark_rt.decode_kafka(df, catalog.defs, catalog.schemas)
-    seen = [r["offset"] for out in outputs.values() for r in out.select("offset").collect()]
+    seen = [
+        r["offset"] for out in outputs.values() for r in out.select("offset").collect()
+    ]
     seen += [r["offset"] for r in dead.select("offset").collect()]
     assert sorted(seen) == list(range(len(rows)))
 
 
-def test_output_columns_follow_the_event_schema(catalog: Any, kafka_df: Any, spark_rt: Any) -> None:
+def test_output_columns_follow_the_event_schema(
+    catalog: Any, kafka_df: Any, spark_rt: Any
+) -> None:
     from pyspark.sql.types import StructType
 
     from generator.spark_types import event_schema, json_schema_to_spark
 
     from conftest import READING_SCHEMA
 
-    outputs, _ = spark_rt.decode_kafka(kafka_df(_rows(catalog)), catalog.defs, catalog.schemas)
+    outputs, _ = spark_rt.decode_kafka(
+        kafka_df(_rows(catalog)), catalog.defs, catalog.schemas
+    )
     frame = outputs["com.acme.Reading"]
     event = StructType.fromJson(
-        event_schema(json_schema_to_spark(READING_SCHEMA), [("seq", "integer"), ("urgent", "boolean")])
+        event_schema(
+            json_schema_to_spark(READING_SCHEMA),
+            [("seq", "integer"), ("urgent", "boolean")],
+        )
     )
-    assert frame.columns == [*event.fieldNames(), "params", "topic", "partition", "offset", "timestamp"]
+    assert frame.columns == [
+        *event.fieldNames(),
+        "params",
+        "topic",
+        "partition",
+        "offset",
+        "timestamp",
+    ]
     for f in event.fields:
         assert frame.schema[f.name].dataType.simpleString() == f.dataType.simpleString()
 
@@ -139,13 +196,20 @@ def test_avro_flag_emits_from_avro(catalog: Any, kafka_df: Any, spark_rt: Any) -
     from dataclasses import replace
 
     defs = (replace(catalog.defs[1], schemaformat="avro"),)
-    avro_schema = '{"type":"record","name":"A","fields":[{"name":"code","type":"long"}]}'
+    avro_schema = (
+        '{"type":"record","name":"A","fields":[{"name":"code","type":"long"}]}'
+    )
     df = kafka_df(_rows(catalog))
     with pytest.raises(Exception, match="(?i)avro"):
         outputs, _ = spark_rt.decode_kafka(
-            df, defs, catalog.schemas | {defs[0].id: catalog.schemas["com.acme.Alarm"]},
-            avro=True, avro_schemas={defs[0].id: avro_schema},
+            df,
+            defs,
+            catalog.schemas | {defs[0].id: catalog.schemas["com.acme.Alarm"]},
+            avro=True,
+            avro_schemas={defs[0].id: avro_schema},
         )
         outputs[defs[0].id].collect()
-    outputs, dead = spark_rt.decode_kafka(df, defs, {defs[0].id: catalog.schemas["com.acme.Alarm"]})
+    outputs, dead = spark_rt.decode_kafka(
+        df, defs, {defs[0].id: catalog.schemas["com.acme.Alarm"]}
+    )
     assert outputs[defs[0].id].count() == 1 and dead.count() == 3

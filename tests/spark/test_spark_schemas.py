@@ -35,7 +35,10 @@ def test_json_schema_mapping_equals_hand_written(spark: Any) -> None:
             StructField(
                 "location",
                 StructType(
-                    [StructField("lat", DoubleType(), False), StructField("lon", DoubleType(), False)]
+                    [
+                        StructField("lat", DoubleType(), False),
+                        StructField("lon", DoubleType(), False),
+                    ]
                 ),
                 True,
             ),
@@ -68,7 +71,15 @@ def test_avro_and_event_mapping_equal_hand_written(spark: Any, spark_rt: Any) ->
         "type": "record",
         "name": "Pay",
         "fields": [
-            {"name": "amount", "type": {"type": "bytes", "logicalType": "decimal", "precision": 12, "scale": 2}},
+            {
+                "name": "amount",
+                "type": {
+                    "type": "bytes",
+                    "logicalType": "decimal",
+                    "precision": 12,
+                    "scale": 2,
+                },
+            },
             {"name": "day", "type": {"type": "int", "logicalType": "date"}},
             {"name": "note", "type": ["null", "string"]},
         ],
@@ -81,7 +92,12 @@ def test_avro_and_event_mapping_equal_hand_written(spark: Any, spark_rt: Any) ->
         ]
     )
     assert StructType.fromJson(avro_to_spark(avro)) == payload
-    event = StructType.fromJson(event_schema(avro_to_spark(avro), [("seq", "integer"), ("ok", "boolean"), ("sig", "binary")]))
+    event = StructType.fromJson(
+        event_schema(
+            avro_to_spark(avro),
+            [("seq", "integer"), ("ok", "boolean"), ("sig", "binary")],
+        )
+    )
     s = StringType()
     assert event == StructType(
         [
@@ -103,19 +119,48 @@ def test_avro_and_event_mapping_equal_hand_written(spark: Any, spark_rt: Any) ->
 
 
 def test_landing_schemas_cover_every_binding(spark_rt: Any) -> None:
-    assert set(spark_rt.LANDING_SCHEMAS) == {"kafka", "amqp", "mqtt", "nats", "http", "pulsar", "rocketmq"}
+    assert set(spark_rt.LANDING_SCHEMAS) == {
+        "kafka",
+        "amqp",
+        "mqtt",
+        "nats",
+        "http",
+        "pulsar",
+        "rocketmq",
+    }
     kafka = spark_rt.LANDING_SCHEMAS["kafka"]
-    assert kafka.fieldNames() == ["key", "value", "topic", "partition", "offset", "timestamp", "timestampType", "headers"]
-    assert kafka["headers"].dataType.simpleString() == "array<struct<key:string,value:binary>>"
+    assert kafka.fieldNames() == [
+        "key",
+        "value",
+        "topic",
+        "partition",
+        "offset",
+        "timestamp",
+        "timestampType",
+        "headers",
+    ]
+    assert (
+        kafka["headers"].dataType.simpleString()
+        == "array<struct<key:string,value:binary>>"
+    )
 
 
-def test_template_regex_is_java_and_matches_like_uritemplate(spark: Any, spark_rt: Any, runtime_package: Any) -> None:
+def test_template_regex_is_java_and_matches_like_uritemplate(
+    spark: Any, spark_rt: Any, runtime_package: Any
+) -> None:
     from pyspark.sql import functions as F
 
     regex, names = spark_rt.template_regex("/plants/{plant}/s/{sensor}.{plant}")
     assert names == ("plant", "sensor")
-    texts = ["/plants/p1/s/x%201.p1", "/plants/p1/s/x.p2", "/plants/p1/s/a+b.p1", "/other"]
+    texts = [
+        "/plants/p1/s/x%201.p1",
+        "/plants/p1/s/x.p2",
+        "/plants/p1/s/a+b.p1",
+        "/other",
+    ]
     df = spark.createDataFrame([(t,) for t in texts], "t string")
     got = [r[0] for r in df.select(F.col("t").rlike(regex)).collect()]
     tpl = runtime_package._core.UriTemplate("/plants/{plant}/s/{sensor}.{plant}")
-    assert got == [tpl.match(t) is not None for t in texts] == [True, False, False, False]
+    assert (
+        got == [tpl.match(t) is not None for t in texts] == [True, False, False, False]
+    )

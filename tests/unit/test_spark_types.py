@@ -26,7 +26,12 @@ def arr(element: Any, contains_null: bool = True) -> dict[str, Any]:
 
 
 def mp(value: Any, contains_null: bool = True) -> dict[str, Any]:
-    return {"type": "map", "keyType": "string", "valueType": value, "valueContainsNull": contains_null}
+    return {
+        "type": "map",
+        "keyType": "string",
+        "valueType": value,
+        "valueContainsNull": contains_null,
+    }
 
 
 def test_json_object_required_and_primitives() -> None:
@@ -40,7 +45,12 @@ def test_json_object_required_and_primitives() -> None:
             "at": {"type": "string", "format": "date-time"},
             "day": {"type": "string", "format": "date"},
             "blob": {"type": "string", "contentEncoding": "base64"},
-            "price": {"type": "string", "format": "decimal", "precision": 10, "scale": 2},
+            "price": {
+                "type": "string",
+                "format": "decimal",
+                "precision": 10,
+                "scale": 2,
+            },
             "maybe": {"type": ["integer", "null"]},
         },
         "required": ["id", "n", "maybe"],
@@ -124,17 +134,35 @@ def test_json_refs_defs_and_recursion_falls_back_to_string() -> None:
 def test_json_allof_merges_and_oneof_unions() -> None:
     schema = {
         "definitions": {
-            "Base": {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}
+            "Base": {
+                "type": "object",
+                "properties": {"id": {"type": "string"}},
+                "required": ["id"],
+            }
         },
         "allOf": [
             {"$ref": "#/definitions/Base"},
-            {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]},
+            {
+                "type": "object",
+                "properties": {"n": {"type": "integer"}},
+                "required": ["n"],
+            },
         ],
         "properties": {
             "shape": {
                 "oneOf": [
-                    {"type": "object", "properties": {"r": {"type": "number"}}, "required": ["r"]},
-                    {"type": "object", "properties": {"w": {"type": "number"}, "r": {"type": "number"}}},
+                    {
+                        "type": "object",
+                        "properties": {"r": {"type": "number"}},
+                        "required": ["r"],
+                    },
+                    {
+                        "type": "object",
+                        "properties": {
+                            "w": {"type": "number"},
+                            "r": {"type": "number"},
+                        },
+                    },
                 ]
             },
             "opt": {"anyOf": [{"type": "string"}, {"type": "null"}]},
@@ -151,7 +179,9 @@ def test_json_allof_merges_and_oneof_unions() -> None:
 
 
 def test_json_non_object_roots() -> None:
-    assert json_schema_to_spark({"type": "array", "items": {"type": "integer"}}) == arr("long")
+    assert json_schema_to_spark({"type": "array", "items": {"type": "integer"}}) == arr(
+        "long"
+    )
     assert json_schema_to_spark({"type": "string"}) == "string"
     assert json_schema_to_spark(True) == "string"
     assert json_schema_to_spark({}) == "string"
@@ -169,8 +199,19 @@ def test_avro_records_unions_and_logical_types() -> None:
             {"name": "note", "type": ["null", "string"], "default": None},
             {"name": "at", "type": {"type": "long", "logicalType": "timestamp-millis"}},
             {"name": "day", "type": {"type": "int", "logicalType": "date"}},
-            {"name": "amount", "type": {"type": "bytes", "logicalType": "decimal", "precision": 9, "scale": 3}},
-            {"name": "kind", "type": {"type": "enum", "name": "Kind", "symbols": ["A", "B"]}},
+            {
+                "name": "amount",
+                "type": {
+                    "type": "bytes",
+                    "logicalType": "decimal",
+                    "precision": 9,
+                    "scale": 3,
+                },
+            },
+            {
+                "name": "kind",
+                "type": {"type": "enum", "name": "Kind", "symbols": ["A", "B"]},
+            },
             {"name": "raw", "type": {"type": "fixed", "name": "Raw", "size": 4}},
             {"name": "tags", "type": {"type": "array", "items": "string"}},
             {"name": "attrs", "type": {"type": "map", "values": ["null", "long"]}},
@@ -200,13 +241,27 @@ def test_avro_records_unions_and_logical_types() -> None:
 
 
 def test_payload_dispatch_and_event_schema() -> None:
-    data = payload_to_spark("json", {"type": "object", "properties": {"v": {"type": "number"}}})
+    data = payload_to_spark(
+        "json", {"type": "object", "properties": {"v": {"type": "number"}}}
+    )
     assert data == st(f("v", "double"))
     assert payload_to_spark(None, None) is None
     assert payload_to_spark("avro", "string") == "string"
-    assert attribute_type("integer") == "integer" and attribute_type("uritemplate") == "string"
-    event = event_schema(data, [("seq", "integer"), ("urgent", "boolean"), ("at", "timestamp"),
-                                ("sig", "binary"), ("region", "string"), ("time", "string")])
+    assert (
+        attribute_type("integer") == "integer"
+        and attribute_type("uritemplate") == "string"
+    )
+    event = event_schema(
+        data,
+        [
+            ("seq", "integer"),
+            ("urgent", "boolean"),
+            ("at", "timestamp"),
+            ("sig", "binary"),
+            ("region", "string"),
+            ("time", "string"),
+        ],
+    )
     assert event == st(
         f("specversion", "string", False),
         f("id", "string", False),
