@@ -50,6 +50,9 @@ def plan(catalog: ir.Catalog, options: Options, head: str) -> list[OutputFile]:
                 "event_json": _json(
                     event_schema(payload_types.get(key) if key else None, extensions)
                 ),
+                "avro_json": (
+                    _json(m.payload.schema) if m.payload and m.payload.format == "avro" else None
+                ),
             }
         )
     context = {
