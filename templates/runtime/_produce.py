@@ -126,17 +126,7 @@ class Emitter:
         time: datetime | None,
         extensions: Mapping[str, AttrValue | None],
     ) -> Event[M]:
-        attributes: dict[str, AttrValue] = dict(self.constants)
-        for name, template in self.templates:
-            attributes[name] = template.expand(values)
-        if self.cloudevents:
-            attributes["id"] = id if id is not None else str(uuid.uuid4())
-            attributes["time"] = (
-                time if time is not None else datetime.now(timezone.utc)
-            )
-        for name, ext in extensions.items():
-            if ext is not None:
-                attributes[name] = ext
+        attributes = self.attributes(values, id, time, extensions)
         payload: Any = data
         if isinstance(model, type) and issubclass(model, BaseModel):
             if not isinstance(data, model):
@@ -152,6 +142,17 @@ class Emitter:
         extensions: Mapping[str, AttrValue | None],
     ) -> Event[bytes | None]:
         """Like ``emit`` for messages without a payload model (opaque bytes)."""
+        attributes = self.attributes(values, id, time, extensions)
+        return Event(attributes, data, self.binding(values))
+
+    def attributes(
+        self,
+        values: Mapping[str, str],
+        id: str | None,
+        time: datetime | None,
+        extensions: Mapping[str, AttrValue | None],
+    ) -> dict[str, AttrValue]:
+        """Constants, expanded templates, ``id``/``time`` defaults and given extensions."""
         attributes: dict[str, AttrValue] = dict(self.constants)
         for name, template in self.templates:
             attributes[name] = template.expand(values)
@@ -163,7 +164,7 @@ class Emitter:
         for name, ext in extensions.items():
             if ext is not None:
                 attributes[name] = ext
-        return Event(attributes, data, self.binding(values))
+        return attributes
 
     def binding(self, values: Mapping[str, str]) -> Binding | None:
         if self.binding_cls is None:
