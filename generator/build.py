@@ -171,10 +171,7 @@ class _Builder:
             spec = spec if isinstance(spec, dict) else {}
             kind = str(spec.get("type") or "string").lower()
             value = spec.get("value")
-            if isinstance(value, (dict, list, float)):
-                value = json.dumps(value) if not isinstance(value, float) else value
-            if isinstance(value, float):
-                value = int(value) if value.is_integer() else str(value)
+            value = _constant(value)
             if name == "time" and value == "0000-01-01T00:00:00Z":
                 value = None  # "now"
             if (
@@ -218,6 +215,16 @@ class _Builder:
                     if isinstance(v, (str, int, bool)):
                         out.append(_option((field, name), v))
         return tuple(out)
+
+
+def _constant(value: Any) -> str | int | bool | None:
+    """A catalog constant as an attribute value: whole floats become ints, other floats and
+    structured values their JSON text (attribute values are strings, ints or booleans)."""
+    if value is None or isinstance(value, (str, int, bool)):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return json.dumps(value)
 
 
 def _option(path: tuple[str, ...], value: str | int | bool) -> ir.ProtocolOption:
