@@ -19,7 +19,9 @@ from . import __version__, ir
 from .diagnostics import Diagnostic, Diagnostics
 from .targets import Options, OutputFile
 
-if TYPE_CHECKING:  # the heavy stages (black, datamodel-code-generator) load only when needed
+if (
+    TYPE_CHECKING
+):  # the heavy stages (black, datamodel-code-generator) load only when needed
     from .format import Formatter
     from .resolve import Resolved
 
@@ -67,7 +69,9 @@ def _analyze(sources: Sequence[str], strict: bool) -> Analysis:
     for group in resolved.groups:
         for message in group.messages:
             if message.derived:  # others were checked as written by validate()
-                validate_resolved_message(message.data, message.file, message.pointer, diags)
+                validate_resolved_message(
+                    message.data, message.file, message.pointer, diags
+                )
     catalog = build(resolved, diags)
     if strict:
         diags = diags.strict()
@@ -93,7 +97,11 @@ def generate(
         from .format import Formatter
 
         formatter = Formatter()
-    key = _run_key(sources, package, strict, spark, pyproject) if formatter.use_cache else None
+    key = (
+        _run_key(sources, package, strict, spark, pyproject)
+        if formatter.use_cache
+        else None
+    )
     cached = _load_run(formatter.path.parent, key)
     if cached is not None:
         return cached
@@ -123,27 +131,83 @@ def _generate(
         pyproject=pyproject,
         version=__version__,
     )
-    planned = plan(catalog, options, diags)
+    parallel = len(catalog.payloads) >= PARALLEL_MODELS_MIN and _can_fork()
+    files: dict[PurePosixPath, str] = {}
+    with _models_worker(parallel) as pool:
+        payloads_only = ir.Catalog((), catalog.payloads, catalog.sources)
+        models = (
+            pool.submit(_models_job, payloads_only, options, fmt.root, fmt.use_cache)
+            if pool
+            else None
+        )
+        planned = plan(catalog, options, diags, models=models is None)
+        for i, f in enumerate(planned):
+            files[_out_path(package, f.path)] = _materialize(f, fmt)
+            if progress is not None:
+                progress("format", i + 1, len(planned))
+        if models is not None:
+            path, text, items, shapes, lines = models.result()
+            files[_out_path(package, path)] = text
+            diags.extend(Diagnostic(*d) for d in items)
+            fmt.merge(shapes, lines)
     if strict:
         diags = diags.strict()
     if diags.has_errors:
         return Result({}, diags)
-    files: dict[PurePosixPath, str] = {}
-    for i, f in enumerate(planned):
-        files[_out_path(package, f.path)] = _materialize(f, fmt)
-        if progress is not None:
-            progress("format", i + 1, len(planned))
     fmt.save()
-    return Result(files, diags, fmt.formatted_lines)
+    return Result(dict(sorted(files.items())), diags, fmt.formatted_lines)
 
 
-def plan(catalog: ir.Catalog, options: Options, diags: Diagnostics) -> list[OutputFile]:
+#: catalogs with at least this many payload models render ``models.py`` in a forked worker
+#: process, in parallel with the other modules (datamodel-code-generator is the largest serial
+#: step of a cold run); smaller ones stay in-process, where a worker would cost more than it saves
+PARALLEL_MODELS_MIN = 50
+
+
+def _can_fork() -> bool:
+    import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+def _models_worker(parallel: bool) -> Any:
+    import contextlib
+
+    if not parallel:
+        return contextlib.nullcontext(None)
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    return ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
+
+
+def _models_job(
+    catalog: ir.Catalog, options: Options, cache_root: Path, use_cache: bool
+) -> tuple[PurePosixPath, str, list[Any], dict[str, str], int]:
+    """In the worker: plan and format ``models.py``; return it with its diagnostics and the
+    formatter's new cache entries (the parent merges them)."""
+    from .format import Formatter
+    from .targets import models as models_target
+    from .targets import package as package_target
+
+    fmt = Formatter(cache_root, use_cache)
+    diags = Diagnostics()
+    [f] = models_target.plan(catalog, options, package_target.header(options), diags)
+    text = _materialize(f, fmt)
+    items = [(d.severity, d.code, d.file, d.pointer, d.message) for d in diags]
+    return f.path, text, items, fmt.new_shapes, fmt.formatted_lines
+
+
+def plan(
+    catalog: ir.Catalog, options: Options, diags: Diagnostics, *, models: bool = True
+) -> list[OutputFile]:
     from .targets import models as models_target
     from .targets import package as package_target
 
     head = package_target.header(options)
     files = package_target.plan(catalog, options)
-    files += models_target.plan(catalog, options, head, diags)
+    if models:
+        files += models_target.plan(catalog, options, head, diags)
     if options.spark:
         from .targets import spark as spark_target
 
@@ -200,7 +264,10 @@ def inspect_document(analysis: Analysis) -> dict[str, Any]:
                 entry["xref"] = m.alias_of
             entry["location"] = m.location
             messages[m.id] = entry
-        out[group.id] = {"location": f"{group.file}#{group.pointer}", "messages": messages}
+        out[group.id] = {
+            "location": f"{group.file}#{group.pointer}",
+            "messages": messages,
+        }
     return out
 
 
@@ -223,7 +290,11 @@ def _run_key(sources: Sequence[str], package: str, *flags: bool) -> str | None:
     from .render import TEMPLATES
 
     h = hashlib.sha256()
-    h.update(repr((__version__, importlib.metadata.version("black"), package, flags)).encode())
+    h.update(
+        repr(
+            (__version__, importlib.metadata.version("black"), package, flags)
+        ).encode()
+    )
     for root in (*_CODE_ROOTS, TEMPLATES):
         _fingerprint_tree(h, root)
     for src in sources:
@@ -232,7 +303,11 @@ def _run_key(sources: Sequence[str], package: str, *flags: bool) -> str | None:
         path = Path(src)
         h.update(b"\0" + src.encode() + b"\0")
         try:
-            files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+            files = (
+                sorted(p for p in path.rglob("*") if p.is_file())
+                if path.is_dir()
+                else [path]
+            )
             for p in files:
                 h.update(str(p).encode() + b"\0" + p.read_bytes())
         except OSError:
@@ -257,7 +332,10 @@ def _save_run(cache_dir: Path, key: str | None, result: Result) -> None:
     try:
         runs = cache_dir / "runs"
         runs.mkdir(parents=True, exist_ok=True)
-        items = [(d.severity, d.code, d.file, d.pointer, d.message) for d in result.diagnostics]
+        items = [
+            (d.severity, d.code, d.file, d.pointer, d.message)
+            for d in result.diagnostics
+        ]
         fd, tmp = tempfile.mkstemp(dir=runs, prefix=".run-")
         with os.fdopen(fd, "wb") as f:
             pickle.dump((result.files, items), f, protocol=pickle.HIGHEST_PROTOCOL)

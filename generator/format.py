@@ -36,7 +36,6 @@ from .render import CHUNK, MEMBER
 
 _MODE = black.Mode()
 _BLACK_VERSION = importlib.metadata.version("black")
-_WORD = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]*")
 _KEEP = (
     frozenset(keyword.kwlist)
     | frozenset(keyword.softkwlist)
@@ -46,6 +45,7 @@ _SPLIT = "\n" + CHUNK + "\n"
 _MEMBER_SPLIT = re.compile(r"\n[ ]*" + re.escape(MEMBER) + r"\n")
 _WRAPPER = "class Q:\n"
 _DIGIT = re.compile("[0-9]")
+_WORD_SPLIT = re.compile(r"((?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]*)")
 _ZERO = str.maketrans("123456789", "000000000")
 
 
@@ -65,10 +65,11 @@ def normalize(chunk: str) -> tuple[str, list[str], list[str]]:
 
     Returns the shape and, in order of appearance, the replaced identifiers and the digits
     (``restore`` puts them back: black keeps the order of words and digits)."""
-    words = _WORD.findall(chunk)
-    shaped = {w: "Q" * len(w) if _is_name(w) else w for w in set(words)}
-    text = _interleave(_WORD.split(chunk), [shaped[w] for w in words])
-    replaced = [w for w in words if _is_name(w)]
+    pieces = _WORD_SPLIT.split(chunk)  # text, word, text, word, ..., text
+    words = pieces[1::2]
+    shaped = {w: "Q" * len(w) if _is_name(w) else "" for w in set(words)}
+    replaced = [w for w in words if shaped[w]]
+    text = _interleave(pieces[0::2], [shaped[w] or w for w in words])
     return text.translate(_ZERO), replaced, _DIGIT.findall(text)
 
 
@@ -77,16 +78,13 @@ def restore(shape: str, replaced: list[str], digits: list[str]) -> str | None:
     pieces = _DIGIT.split(shape)
     if len(pieces) != len(digits) + 1:
         return None
-    text = _interleave(pieces, digits)
-    words = _WORD.findall(text)
-    flags = [_is_name(w) for w in words]
-    if sum(flags) != len(replaced):
+    pieces = _WORD_SPLIT.split(_interleave(pieces, digits))
+    words = pieces[1::2]
+    names = {w: _is_name(w) for w in set(words)}
+    if sum(names[w] for w in words) != len(replaced):
         return None
-    names = iter(replaced)
-    return _interleave(
-        _WORD.split(text),
-        [next(names) if f else w for w, f in zip(words, flags, strict=True)],
-    )
+    it = iter(replaced)
+    return _interleave(pieces[0::2], [next(it) if names[w] else w for w in words])
 
 
 class Formatter:
@@ -101,7 +99,10 @@ class Formatter:
             or os.environ.get("XRGEN_CACHE_DIR")
             or Path.home() / ".cache" / "xrgen"
         )
+        self.root = root
         self.path = root / f"black-{_BLACK_VERSION}.pickle"
+        #: shapes formatted in this run (a worker process hands them back with ``merge``)
+        self.new_shapes: dict[str, str] = {}
         self.files: dict[str, str] = {}
         self.shapes: dict[str, str] = {}
         self.dirty = False
@@ -136,6 +137,13 @@ class Formatter:
         except OSError:
             pass
 
+    def merge(self, shapes: dict[str, str], formatted_lines: int) -> None:
+        """Take over what a worker process formatted (its new shapes and line count)."""
+        self.shapes.update(shapes)
+        self.new_shapes.update(shapes)
+        self.formatted_lines += formatted_lines
+        self.dirty = self.dirty or bool(shapes)
+
     def chunk(self, text: str) -> str:
         """Format one top-level statement; a class whose template marked its members is
         formatted member by member (each inside a stand-in ``class Q:``), one blank line
@@ -157,6 +165,7 @@ class Formatter:
             done = black.format_str(shape, mode=_MODE)
             self.formatted_lines += shape.count("\n") + 1
             self.shapes[key] = done
+            self.new_shapes[key] = done
             self.dirty = True
         result = restore(done, replaced, digits)
         if result is None:  # should not happen with black; never risk bad output

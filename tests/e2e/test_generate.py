@@ -182,3 +182,13 @@ def test_run_cache_returns_the_same_result_and_notices_changes(tmp_path: Path) -
     assert '"""Changed."""' in changed.files[PurePosixPath("p/producer.py")]
     uncached = api.generate([str(cat)], "p", formatter=Formatter(cache_dir=fmt_dir, use_cache=False))
     assert uncached.files == changed.files
+
+
+def test_parallel_models_worker_gives_identical_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cat = [str(CATALOGS / "acme" / "catalog.json")]
+    serial = api.generate(cat, "p", formatter=Formatter(cache_dir=tmp_path / "a", use_cache=False))
+    monkeypatch.setattr(api, "PARALLEL_MODELS_MIN", 0)  # force the forked worker
+    parallel = api.generate(cat, "p", formatter=Formatter(cache_dir=tmp_path / "b", use_cache=False))
+    assert parallel.files == serial.files
+    assert [str(d) for d in parallel.diagnostics.sorted()] == [str(d) for d in serial.diagnostics.sorted()]
+    assert parallel.formatted_lines > 0
