@@ -180,6 +180,7 @@ def _progress() -> api.Progress | None:
     if not sys.stderr.isatty():
         return None
     try:
+        from rich.console import Console
         from rich.progress import Progress
     except ImportError:
         return None
@@ -189,7 +190,8 @@ def _progress() -> api.Progress | None:
         if total < 20:
             return
         if "bar" not in state:
-            bar = Progress(transient=True)
+            # stderr: stdout carries --check diffs and inspect output
+            bar = Progress(console=Console(file=sys.stderr), transient=True)
             bar.start()
             state["bar"] = bar
             state["task"] = bar.add_task(stage, total=total)
