@@ -50,6 +50,16 @@ def comment(text: str | None) -> str:
     return _one_line("".join(c if c.isprintable() else " " for c in text))
 
 
+def docstring_text(text: str) -> str:
+    """``text`` made safe to stand inside a triple-quoted string, on one line.
+
+    Backslashes are doubled and ``\"\"\"`` broken up, so the text can neither end the literal nor
+    form escapes; non-printable characters and newlines become spaces. For text that does not
+    end the docstring (``docstring`` pads a final quote)."""
+    clean = "".join(c if c.isprintable() else " " for c in text)
+    return " ".join(clean.replace("\\", "\\\\").replace('"""', '\\"\\"\\"').split())
+
+
 def docstring(text: str | None, indent: str = "") -> str:
     """A complete triple-quoted docstring literal for ``text`` (empty string if none).
 

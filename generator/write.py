@@ -43,7 +43,7 @@ def _manifest(out: Path, package: str) -> list[PurePosixPath]:
     return [PurePosixPath(n) for n in names if isinstance(n, str)]
 
 
-def _manifest_text(files: Mapping[PurePosixPath, str], package: str) -> str:
+def _manifest_text(files: Mapping[PurePosixPath, str]) -> str:
     names = sorted(str(p) for p in files)
     return json.dumps(names, indent=1) + "\n"
 
@@ -58,7 +58,7 @@ def write(out: Path, package: str, files: Mapping[PurePosixPath, str]) -> list[P
     out.mkdir(parents=True, exist_ok=True)
     obsolete = stale(out, package, files)  # from the previous manifest, before it is replaced
     all_files = dict(files)
-    all_files[PurePosixPath(package, MANIFEST)] = _manifest_text(files, package)
+    all_files[PurePosixPath(package, MANIFEST)] = _manifest_text(files)
     changed = []
     for rel, text in sorted(all_files.items()):
         path = _target(out, rel)

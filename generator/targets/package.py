@@ -7,7 +7,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from .. import ir
-from ..literals import docstring, py_str
+from ..literals import comment, docstring, docstring_text, py_str
 from ..render import runtime_files
 from . import Options, OutputFile
 from .views import (
@@ -65,7 +65,7 @@ def defs_context(catalog: ir.Catalog, head: str) -> dict[str, Any]:
             {
                 "const": def_const(m),
                 "alias_target": m.alias_of is not None,
-                "alias_comment": _comment(m.alias_of),
+                "alias_comment": comment(m.alias_of),
                 "id": py_str(m.id),
                 "group": py_str(m.group_id),
                 "envelope": opt_str(m.envelope),
@@ -87,12 +87,6 @@ def defs_context(catalog: ir.Catalog, head: str) -> dict[str, Any]:
         for g in catalog.groups
     ]
     return {"header": head, "defs": defs, "groups": groups}
-
-
-def _comment(text: str | None) -> str:
-    from ..literals import comment
-
-    return comment(text)
 
 
 def _extension_param(a: ir.Attribute) -> str:
@@ -160,7 +154,7 @@ def consumer_context(catalog: ir.Catalog, head: str) -> dict[str, Any]:
         handler_sets.append(
             {
                 "cls": pkg_cls,
-                "group_comment": _comment(g.id),
+                "group_comment": comment(g.id),
                 "methods": [method(m, m.package_py_name) for m in g.messages],
             }
         )
@@ -171,7 +165,7 @@ def consumer_context(catalog: ir.Catalog, head: str) -> dict[str, Any]:
             handler_sets.append(
                 {
                     "cls": base,
-                    "group_comment": _comment(g.id),
+                    "group_comment": comment(g.id),
                     "methods": [method(m, m.py_name) for m in g.messages],
                 }
             )
@@ -209,6 +203,6 @@ def init_context(catalog: ir.Catalog, options: Options, head: str) -> dict[str, 
     return {
         "header": head,
         "groups": groups,
-        "package_doc": docstring(doc)[3:-3].replace("\n", " "),
+        "package_doc": docstring_text(doc),
         "spark_note": ", ``spark`` (PySpark schemas and decoders)" if options.spark else "",
     }

@@ -2,7 +2,7 @@ import ast
 
 import pytest
 
-from generator.literals import comment, docstring, py_str, py_value
+from generator.literals import comment, docstring, docstring_text, py_str, py_value
 
 HOSTILE = [
     'triple """ quotes',
@@ -48,3 +48,11 @@ def test_py_value_nested() -> None:
         "b": {"c": ()},
         "d": ("x",),
     }
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_docstring_text_stays_inside_a_docstring(text: str) -> None:
+    src = f'"""Head {docstring_text(text)}\n\nTail."""\nx = 1\n'
+    tree = ast.parse(src)
+    assert len(tree.body) == 2 and isinstance(tree.body[0], ast.Expr)
+    assert "\n" not in docstring_text(text)
