@@ -12,8 +12,11 @@ import shutil
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
+
+from generator import api
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNTIME = ROOT / "templates" / "runtime"
@@ -52,7 +55,6 @@ CATALOGS = ROOT / "catalogs"
 
 def generate_into(dest: Path, sources: list[str], package: str, **kw: object) -> object:
     """Run the real pipeline (api.generate + write) into ``dest``; return the api.Result."""
-    from generator import api
     from generator.format import Formatter
     from generator.write import write
 
@@ -69,7 +71,7 @@ class Generated:
         self.root = root
         self._cache: dict[tuple[tuple[str, ...], str], ModuleType] = {}
 
-    def __call__(self, *sources: str | Path, package: str | None = None, **kw: object) -> ModuleType:
+    def __call__(self, *sources: str | Path, package: str | None = None, **kw: Any) -> ModuleType:
         srcs = tuple(str(s) for s in sources)
         name = package or f"gen_{next(_counter)}"
         key = (srcs, name)
@@ -77,7 +79,7 @@ class Generated:
             return self._cache[key]
         dest = self.root / name
         result = generate_into(dest, list(srcs), name, **kw)
-        assert result.ok, "\n".join(str(d) for d in result.diagnostics.sorted())  # type: ignore[attr-defined]
+        assert result.ok, "\n".join(str(d) for d in result.diagnostics.sorted())
         sys.path.insert(0, str(dest))
         try:
             module = importlib.import_module(name)

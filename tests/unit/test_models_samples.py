@@ -3,22 +3,20 @@
 from __future__ import annotations
 
 import ast
-import importlib.util
-import itertools
 import json
 import shutil
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 import yaml
 from pydantic import BaseModel, RootModel, ValidationError
+from test_models import load
 
 from generator import ir
-from generator.models import ModelsSource, render_models
+from generator.models import render_models
 from generator.naming import Scope, pascal
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,19 +33,6 @@ ALLOWED_MODULES = {
     "pydantic",
 }
 
-_counter = itertools.count()
-
-
-def load(src: ModelsSource, tmp_path: Path) -> ModuleType:
-    name = f"xrg_sample_models_{next(_counter)}"
-    path = tmp_path / f"{name}.py"
-    path.write_text(src.code, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def _family(fmt: str) -> str | None:

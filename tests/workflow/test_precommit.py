@@ -31,7 +31,12 @@ def _hook(repo: Path, hook: str, home: Path) -> subprocess.CompletedProcess[str]
 
 
 def test_hooks_regenerate_and_check(tmp_path: Path) -> None:
-    pytest.importorskip("pre_commit", reason="pre-commit is in the test extras") if not os.environ.get("CI") else None
+    try:
+        import pre_commit  # noqa: F401
+    except ImportError:
+        if os.environ.get("CI") == "true":
+            pytest.fail("pre-commit is not installed (it is in the test extras)")
+        pytest.skip("pre-commit is not installed: pip install -e '.[test]'")
     if subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True).returncode:
         pytest.skip("try-repo needs a committed HEAD of this checkout")
     repo = tmp_path / "user-repo"
