@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Generic, TypeVar
+from urllib.parse import quote
 
 from pydantic import BaseModel
 from pydantic_core import to_json
@@ -641,17 +642,17 @@ def check_decoded(attributes: dict[str, AttrValue]) -> dict[str, AttrValue]:
 # --------------------------------------------------------------------------------------------
 
 _VAR = re.compile(r"\{([^{}]*)\}")
-_UNRESERVED = frozenset(
-    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
-)
+_UNRESERVED_TEXT = re.compile(r"[A-Za-z0-9\-._~]*")
 
 
 def pct_encode_unreserved(value: str) -> str:
-    """Percent-encode every character that is not RFC 3986 *unreserved* (RFC 6570 level 1)."""
-    raw = value.encode("utf-8")
-    if all(b in _UNRESERVED for b in raw):
+    """Percent-encode every character that is not RFC 3986 *unreserved* (RFC 6570 level 1).
+
+    ``urllib.parse.quote`` with ``safe=""`` keeps exactly the unreserved set (letters, digits,
+    ``-._~``) and writes upper-case hex; already-safe values skip it."""
+    if _UNRESERVED_TEXT.fullmatch(value):
         return value
-    return "".join(chr(b) if b in _UNRESERVED else f"%{b:02X}" for b in raw)
+    return quote(value, safe="")
 
 
 class UriTemplate:
@@ -662,7 +663,7 @@ class UriTemplate:
     The same placeholder used twice must carry the same value.
     """
 
-    __slots__ = ("text", "names", "_parts", "_regex")
+    __slots__ = ("text", "names", "_literals", "_slots", "_regex")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -686,16 +687,22 @@ class UriTemplate:
         parts.append(text[pos:])
         pattern.append(re.escape(text[pos:]))
         self.names: tuple[str, ...] = tuple(names)
-        self._parts = tuple(parts)
+        #: literal text around the placeholders, and the placeholder of each slot
+        self._literals = tuple(parts[0::2])
+        self._slots = tuple(p[1:-1] for p in parts[1::2])
         self._regex = re.compile("".join(pattern))
 
     def expand(self, values: Mapping[str, object]) -> str:
-        out: list[str] = []
-        for part in self._parts:
-            if part.startswith("{") and part.endswith("}") and part[1:-1] in values:
-                out.append(pct_encode_unreserved(str(values[part[1:-1]])))
+        """The template with each placeholder's value percent-encoded; a placeholder without
+        a value stays as written."""
+        literals = self._literals
+        out = [literals[0]]
+        for name, literal in zip(self._slots, literals[1:], strict=True):
+            if name in values:
+                out.append(pct_encode_unreserved(str(values[name])))
             else:
-                out.append(part)
+                out.append("{" + name + "}")
+            out.append(literal)
         return "".join(out)
 
     def match(self, text: str) -> dict[str, str] | None:

@@ -89,9 +89,12 @@ class Emitter:
         "templates",
         "model",
         "binding_cls",
-        "binding_constants",
-        "binding_templates",
-        "mqtt_version",
+        "binding_base",
+        "binding_dicts",
+        "scalar_templates",
+        "map_constants",
+        "map_templates",
+        "fixed_binding",
     )
 
     def __init__(self, definition: MessageDef) -> None:
@@ -108,14 +111,43 @@ class Emitter:
             else:
                 self.constants[a.name] = _canonical(a.kind, a.value)
         self.binding_cls = _BINDINGS.get(definition.protocol or "")
-        self.mqtt_version = "3.1.1" if definition.protocol == "MQTT/3.1.1" else "5.0"
-        self.binding_constants: list[tuple[tuple[str, ...], str | int | bool]] = []
-        self.binding_templates: list[tuple[tuple[str, ...], UriTemplate]] = []
+        self._compile_binding(definition)
+
+    def _compile_binding(self, definition: MessageDef) -> None:
+        """Convert everything that does not depend on placeholder values once."""
+        cls = self.binding_cls
+        base: dict[str, Any] = {}
+        if cls is MqttBinding:
+            base["version"] = "3.1.1" if definition.protocol == "MQTT/3.1.1" else "5.0"
+        templated = {o.path[0] for o in definition.options if o.template}
+        maps: dict[str, dict[str, Any]] = {}
+        self.scalar_templates: list[tuple[str, UriTemplate]] = []
+        self.map_templates: list[tuple[str, str, UriTemplate]] = []
         for o in definition.options:
+            field = o.path[0]
             if o.template and isinstance(o.value, str):
-                self.binding_templates.append((o.path, UriTemplate(o.value)))
+                if len(o.path) == 1:
+                    self.scalar_templates.append((field, UriTemplate(o.value)))
+                else:
+                    self.map_templates.append((field, o.path[1], UriTemplate(o.value)))
+            elif len(o.path) == 1:
+                base[field] = _scalar(cls, field, o.value)
             else:
-                self.binding_constants.append((o.path, o.value))
+                maps.setdefault(field, {})[o.path[1]] = o.value
+        #: constant map fields of fields that also have templates (merged per call)
+        self.map_constants = {f: m for f, m in maps.items() if f in templated}
+        for field, entries in maps.items():
+            if field not in templated:
+                base[field] = _map_field(cls, field, entries)
+        self.binding_base = base
+        #: mapping-valued fields are copied per event so events never share a mutable dict
+        self.binding_dicts = tuple(f for f, v in base.items() if isinstance(v, dict))
+        constant = not self.scalar_templates and not self.map_templates
+        self.fixed_binding: Binding | None = (
+            cls(**base)
+            if cls is not None and constant and not self.binding_dicts
+            else None
+        )
 
     def emit(
         self,
@@ -167,34 +199,40 @@ class Emitter:
         return attributes
 
     def binding(self, values: Mapping[str, str]) -> Binding | None:
-        if self.binding_cls is None:
-            return None
-        scalars: dict[str, Any] = {}
-        maps: dict[str, dict[str, Any]] = {}
-        items = [(p, v) for p, v in self.binding_constants]
-        items += [(p, t.expand(values)) for p, t in self.binding_templates]
-        for path, value in items:
-            if len(path) == 1:
-                scalars[path[0]] = value
-            else:
-                maps.setdefault(path[0], {})[path[1]] = value
-        for name in _INT_FIELDS & scalars.keys():
-            scalars[name] = int(scalars[name])
-        if "retain" in scalars:
-            scalars["retain"] = scalars["retain"] in (True, "true")
-        if self.binding_cls is KafkaBinding:
-            if "key" in scalars:
-                scalars["key"] = str(scalars["key"]).encode()
-            if "headers" in maps:
-                scalars["headers"] = tuple(
-                    (k, str(v).encode()) for k, v in maps.pop("headers").items()
-                )
-        if self.binding_cls is MqttBinding:
-            scalars["version"] = self.mqtt_version
-        for name, entries in maps.items():
-            if name in _PAIR_FIELDS:
-                scalars[name] = tuple((k, str(v)) for k, v in entries.items())
-            else:
-                scalars[name] = entries
-        result: Binding = self.binding_cls(**scalars)
+        cls = self.binding_cls
+        if cls is None or self.fixed_binding is not None:
+            return self.fixed_binding
+        kw = dict(self.binding_base)
+        for field in self.binding_dicts:
+            kw[field] = dict(kw[field])
+        for field, template in self.scalar_templates:
+            kw[field] = _scalar(cls, field, template.expand(values))
+        if self.map_templates:
+            maps = {f: dict(m) for f, m in self.map_constants.items()}
+            for field, key, template in self.map_templates:
+                maps.setdefault(field, {})[key] = template.expand(values)
+            for field, entries in maps.items():
+                kw[field] = _map_field(cls, field, entries)
+        result: Binding = cls(**kw)
         return result
+
+
+def _scalar(cls: type[Any] | None, field: str, value: Any) -> Any:
+    """A protocol option value in the type of its binding field."""
+    if field in _INT_FIELDS:
+        return int(value)
+    if field == "retain":
+        return value in (True, "true")
+    if field == "key" and cls is KafkaBinding:
+        return str(value).encode()
+    return value
+
+
+def _map_field(cls: type[Any] | None, field: str, entries: dict[str, Any]) -> Any:
+    """Name/value options as their binding field: Kafka headers as bytes, pair tuples, or a
+    mapping (AMQP sections, Pulsar/RocketMQ properties)."""
+    if cls is KafkaBinding and field == "headers":
+        return tuple((k, str(v).encode()) for k, v in entries.items())
+    if field in _PAIR_FIELDS:
+        return tuple((k, str(v)) for k, v in entries.items())
+    return dict(entries)
