@@ -51,10 +51,9 @@ declared into its text. ``decode_json`` rows carry no protocol, so options are n
 Performance: without persisting, every output DataFrame re-runs the pipeline over its source
 (correct, but N outputs cost N passes). Write all outputs of one input with
 :meth:`SparkDecoder.foreach_batch` (streaming ``foreachBatch`` or a batch DataFrame): it
-persists the routed frame once, writes each output and the dead letters, and unpersists. The
-routed projection carries ``spark_partition_id()`` so that Spark does not push the output
-filters below it (which would evaluate ``from_json`` twice) and from inlining the header
-lookups into conditional branches (which would repeat them). Before persisting, input columns
+persists the routed frame once, writes each output and the dead letters, and unpersists. How
+the routing plan is laid out for Spark's optimizer: :meth:`SparkDecoder.route`. Before
+persisting, input columns
 that only the dead letters read are nulled on good rows and the rows are sorted by definition
 index (:meth:`SparkDecoder._cacheable`): a smaller cache, and each output's filter skips the
 cached batches of other definitions (1M Kafka rows, 20 types on 2 cores: about 1.4x faster).
@@ -783,7 +782,26 @@ class SparkDecoder:
     # -- routing -------------------------------------------------------------------------------
 
     def route(self, df: DataFrame) -> DataFrame:
-        """The input with the routing columns (``_xr_*``) added; one parse per row."""
+        """The input with the routing columns (``_xr_*``) added; one parse per row.
+
+        The plan alternates code-generated stages with the two ``from_json`` projections
+        (Spark runs a projection holding ``from_json`` outside whole-stage code generation,
+        so nothing else is put in it):
+
+        1. lookups: binary-mode attributes, options, content mode (generated code);
+        2. the envelope ``from_json`` of structured rows;
+        3. attributes, match, typed attributes, every error known before the payload parse
+           (``_xr_e0``) and the payload text (generated code);
+        4. the payload ``from_json`` of matched rows without an error so far;
+        5. payload errors and the final error ``_xr_e`` (generated code).
+
+        ``spark_partition_id()`` columns (``_xr_g``, ``_xr_b``, ``_xr_c``; never negative)
+        are nondeterministic, and each later stage references one: that keeps Spark's
+        optimizer from merging a ``from_json`` projection with its neighbours and from
+        pushing the output filters below a parse (which would evaluate it twice). On 1M
+        Kafka rows this layout took the generic decoder from 0.69x to about 0.8x of a
+        hand-written pipeline that validates nothing (``bench/bench_spark.py``).
+        """
         wire = self.wire
         envelope = StructType(
             [StructField(n, _S) for n in self.attr_names]
@@ -793,11 +811,8 @@ class SparkDecoder:
                 StructField(_CORRUPT, _S),
             ]
         )
-        # Stage 1 reads every binary-mode attribute unconditionally (so Spark shares the
-        # header key array between the lookups) and parses the envelope of structured rows.
-        # ``_xr_g`` (spark_partition_id, never negative) is nondeterministic: later stages
-        # reference it, which keeps the optimizer from inlining stage 1 into conditional
-        # branches and from pushing output filters below the parses (evaluating them twice).
+        # every binary-mode attribute is read unconditionally (so that Spark shares the
+        # header key array between the lookups)
         raw = [
             (
                 wire.datacontenttype() if n == "datacontenttype" else wire.attribute(n)
@@ -806,13 +821,16 @@ class SparkDecoder:
         ]
         structured = wire.structured()
         text = _text(F.col(wire.payload))
-        stage1 = df.select(
+        lookups = df.select(
             "*",
             F.spark_partition_id().alias("_xr_g"),
             structured.alias("_xr_s"),
-            F.when(structured, F.from_json(text, envelope, _PARSE)).alias("_xr_env"),
             *raw,
             *self._option_columns(),
+        )
+        parse = F.col("_xr_s") & (F.col("_xr_g") >= 0)
+        stage1 = lookups.select(
+            "*", F.when(parse, F.from_json(text, envelope, _PARSE)).alias("_xr_env")
         )
         env = F.col("_xr_env")
         attrs = [
@@ -830,13 +848,26 @@ class SparkDecoder:
         guard = F.col("_xr_g") >= 0
         match = F.when(guard, self._match()).alias("_xr_m")
         stage3 = flags.select("*", match, *self._typed_columns())
-        stage4 = stage3.select("*", *self._parse_columns(guard))
-        keep = [
-            c
-            for c in stage4.columns
-            if c not in ("_xr_env", "_xr_ce", "_xr_ce_ok", "_xr_s")
-        ]
-        return stage4.select(*keep, self._error().alias("_xr_e"))
+        # the wrapped payload text, computed in a code-generated stage (inside ``from_json``
+        # its child expressions would be interpreted row by row)
+        text_of_matched = F.when(
+            F.col("_xr_m").isNotNull(), _wrapped(self._data_text())
+        )
+        stage4 = stage3.select(
+            "*",
+            self._error_before_parse().alias("_xr_e0"),
+            text_of_matched.alias("_xr_txt"),
+            F.spark_partition_id().alias("_xr_b"),
+        )
+        guard = (F.col("_xr_b") >= 0) & F.col("_xr_e0").isNull()
+        stage5 = stage4.select("*", *self._parse_columns(guard))
+        drop = ("_xr_env", "_xr_ce", "_xr_ce_ok", "_xr_s", "_xr_b", "_xr_txt", "_xr_e0")
+        keep = [c for c in stage5.columns if c not in drop]
+        # ``_xr_c`` stops the output filters (on ``_xr_e``) at stage 6: pushed further, they
+        # would inline the payload parse into the filter and evaluate it twice
+        stage6 = stage5.select(*keep, "_xr_e0", F.spark_partition_id().alias("_xr_c"))
+        error = F.when(F.col("_xr_c") >= 0, self._error())
+        return stage6.select(*keep, error.alias("_xr_e"))
 
     def _option_names(self) -> list[str]:
         return list(self._option_map())
@@ -962,7 +993,7 @@ class SparkDecoder:
             elif kind == "avro":
                 value = self._parse_avro(sample)
             else:
-                value = _parse_json(self._data_text(), sample.dtype)
+                value = _parse_wrapped(F.col("_xr_txt"), sample.dtype)
             cols.append(F.when(when, value).alias(name))
         return cols
 
@@ -980,7 +1011,7 @@ class SparkDecoder:
         is_avro = F.lower(
             F.coalesce(self._attr("datacontenttype"), F.lit(""))
         ).contains("avro")
-        as_json = _parse_json(self._data_text(), t.dtype)
+        as_json = _parse_wrapped(F.col("_xr_txt"), t.dtype)
         return F.when(is_avro, as_avro).otherwise(as_json)
 
     # -- errors --------------------------------------------------------------------------------
@@ -1019,7 +1050,10 @@ class SparkDecoder:
         return _case(branches, _err(NO_MATCH, described))
 
     def _target_error(self, t: _Target) -> Column:
-        """Why a row matched to ``t`` is still not good (``NULL`` when it is)."""
+        """Why a row matched to ``t`` is not good, as far as known before its payload parse.
+
+        Attribute types, content type and presence of data; ``NULL`` when all pass.
+        """
         branches: list[tuple[Column, Column]] = []
         checks = [("time", "timestamp")] + [
             (n, k) for n, k in t.kinds.items() if k in _TYPED_KINDS and n != "time"
@@ -1028,7 +1062,6 @@ class SparkDecoder:
             raw = self._attr(name)
             bad = raw.isNotNull() & F.col(f"_xr_t_{name}_{kind}").isNull()
             branches.append((bad, _err(DECODE_ERROR, f"invalid-attribute: {name}")))
-        parsed = F.col(self.groups[self._group_key(t)])
         if t.dtype is not None:
             ct = self._attr("datacontenttype")
             json_ct = ct.isNull() | (ct == "application/json") | ct.rlike(_JSON_MEDIA)
@@ -1040,21 +1073,25 @@ class SparkDecoder:
                 F.col("_xr_env.data").isNull() & F.col("_xr_env.data_base64").isNull(),
             ).otherwise(self.wire.payload_bytes().isNull())
             branches.append((raw, _err(VALIDATION_ERROR, "no data")))
-            branches.append(
-                (
-                    parsed.isNull() | parsed[_CORRUPT].isNotNull(),
-                    _err(VALIDATION_ERROR, "invalid payload"),
-                )
-            )
-            value = parsed["v"]
-            for cond, path in _missing_fields(value, t.dtype, ""):
-                branches.append(
-                    (cond, _err(VALIDATION_ERROR, f"missing field: {path}"))
-                )
         return _case(branches)
 
-    def _error(self) -> Column:
-        """The error struct of a row (``NULL`` when good).
+    def _payload_error(self, t: _Target) -> Column:
+        """Why the parsed payload of a row matched to ``t`` is not good (``NULL`` when it is)."""
+        if t.dtype is None:
+            return F.lit(None)
+        parsed = F.col(self.groups[self._group_key(t)])
+        branches = [
+            (
+                parsed.isNull() | parsed[_CORRUPT].isNotNull(),
+                _err(VALIDATION_ERROR, "invalid payload"),
+            )
+        ]
+        for cond, path in _missing_fields(parsed["v"], t.dtype, ""):
+            branches.append((cond, _err(VALIDATION_ERROR, f"missing field: {path}")))
+        return _case(branches)
+
+    def _shared(self) -> list[tuple[Column, _Target]]:
+        """(condition on ``_xr_m``, representative target) per set of targets with the same checks.
 
         Targets whose checks are identical (same typed attributes, same payload parse group)
         share one branch: with many definitions of one payload type this keeps the
@@ -1064,13 +1101,22 @@ class SparkDecoder:
         for t in self.targets:
             checks = tuple((n, k) for n, k in t.kinds.items() if k in _TYPED_KINDS)
             shared.setdefault((checks, self._group_key(t)), []).append(t)
-        per_target = [
-            (F.col("_xr_m").isin([t.index for t in ts]), self._target_error(ts[0]))
+        return [
+            (F.col("_xr_m").isin([t.index for t in ts]), ts[0])
             for ts in shared.values()
         ]
+
+    def _error_before_parse(self) -> Column:
+        """The error of a row known before its payload parse (``NULL``: none yet)."""
+        per_target = [(cond, self._target_error(t)) for cond, t in self._shared()]
         return F.when(F.col("_xr_m").isNull(), self._pre_error()).otherwise(
             _case(per_target)
         )
+
+    def _error(self) -> Column:
+        """The error struct of a row (``NULL`` when good)."""
+        per_target = [(cond, self._payload_error(t)) for cond, t in self._shared()]
+        return F.coalesce(F.col("_xr_e0"), _case(per_target))
 
     # -- outputs -------------------------------------------------------------------------------
 
@@ -1173,15 +1219,20 @@ class SparkDecoder:
         return routed.select(*cols).sortWithinPartitions("_xr_m")
 
 
-def _parse_json(text: Column, dtype: DataType | None) -> Column:
-    """``from_json`` of ``{"v": <text>}`` as ``struct<v: dtype, _xr_corrupt: string>``.
+def _wrapped(text: Column) -> Column:
+    """``{"v":<text>}``: the payload as the field ``v`` of a wrapper object (see below)."""
+    return F.concat(F.lit('{"v":'), text, F.lit("}"))
+
+
+def _parse_wrapped(wrapped: Column, dtype: DataType | None) -> Column:
+    """``from_json`` of :func:`_wrapped` text as ``struct<v: dtype, _xr_corrupt: string>``.
 
     Wrapping the payload puts the corrupt-record field beside it, so the payload itself is
     the plain field ``v`` (no struct rebuild to drop the extra field) and every payload type
     (struct, array, map, primitive) is checked the same way.
     """
     wrapper = StructType([StructField("v", dtype or _S), StructField(_CORRUPT, _S)])
-    return F.from_json(F.concat(F.lit('{"v":'), text, F.lit("}")), wrapper, _PARSE)
+    return F.from_json(wrapped, wrapper, _PARSE)
 
 
 # ---------------------------------------------------------------------------------------------
