@@ -38,15 +38,15 @@ whose name an attribute already uses gets a ``_`` prefix) and one dead-letter Da
 input columns plus ``reason`` and ``detail``). Every input row is in exactly one of them.
 
 Dead-letter reasons are the dispatcher's: ``decode-error`` (detail ``invalid-json``,
-``missing-attribute: <name>``, ``invalid-specversion``, ``invalid-attribute: <name>``,
+``invalid-encoding`` for a bad percent-escape or invalid UTF-8 in a NATS/HTTP attribute
+header, ``missing-attribute: <name>``, ``invalid-specversion``, ``invalid-attribute: <name>``,
 ``unsupported-format``), ``unknown-type``, ``no-match``, ``validation-error`` (detail
 ``unsupported-format``, ``no data``, ``invalid payload`` or ``missing field: <path>``).
 
 Differences from the Python dispatcher: the payload is checked against the FIRST matching
 definition only; Kafka header names are matched exactly (``ce_`` lower case, ``content-type``);
-the first of repeated headers wins; decoded percent-encoding does not reject invalid UTF-8
-(it becomes U+FFFD); ``from_json`` converts a JSON number or boolean found where a string is
-declared into its text. ``decode_json`` rows carry no protocol, so options are not checked there.
+the first of repeated headers wins; ``from_json`` converts a JSON number or boolean found
+where a string is declared into its text. ``decode_json`` rows carry no protocol, so options are not checked there.
 
 Performance: without persisting, every output DataFrame re-runs the pipeline over its source
 (correct, but N outputs cost N passes). Write all outputs of one input with
@@ -279,9 +279,34 @@ def _text(col: Column) -> Column:
 
 
 def _pct_decoded(col: Column) -> Column:
-    """One round of percent-decoding (HTTP / NATS header values); ``+`` stays ``+``."""
+    """One round of percent-decoding (HTTP / NATS header values); ``+`` stays ``+``.
+
+    A bad escape (``%4``, ``%ZZ``) gives ``NULL``; invalid UTF-8 gives U+FFFD characters:
+    :func:`_pct_invalid` tells both apart from valid values.
+    """
     decoded = F.try_url_decode(F.replace(col, F.lit("+"), F.lit("%2B")))
     return F.when(col.contains("%"), decoded).otherwise(col)
+
+
+_FFFD = "\ufffd"
+
+
+def _count(text: Column, part: str) -> Column:
+    """Occurrences of ``part`` in ``text``."""
+    removed = F.length(text) - F.length(F.replace(text, F.lit(part), F.lit("")))
+    return removed / F.lit(len(part))
+
+
+def _pct_invalid(col: Column) -> Column:
+    """Whether percent-decoding ``col`` fails: a bad escape or invalid UTF-8 (as the codecs).
+
+    Spark decodes invalid UTF-8 to U+FFFD, so the value is invalid when its decoding holds
+    more U+FFFD than the raw text spells (literally or as ``%EF%BF%BD``).
+    """
+    decoded = _pct_decoded(col)
+    spelled = _count(col, _FFFD) + _count(F.upper(col), "%EF%BF%BD")
+    bad = decoded.isNull() | (_count(decoded, _FFFD) > spelled)
+    return F.coalesce(col.contains("%") & bad, F.lit(False))
 
 
 def _media_is_cloudevents(content_type: Column) -> Column:
@@ -454,6 +479,13 @@ class _Wire:
         """Binary mode: the canonical string of attribute ``name`` (``None`` if absent)."""
         raise NotImplementedError
 
+    def attribute_invalid(self, names: Sequence[str]) -> Column | None:
+        """Binary mode: whether one of the attributes ``names`` is not validly encoded.
+
+        ``None`` when the binding's attribute values cannot be invalid once read.
+        """
+        return None
+
     def datacontenttype(self) -> Column:
         return self.content_type()
 
@@ -558,7 +590,13 @@ class _Nats(_Wire):
         return _media_is_cloudevents(self.content_type()) | plain
 
     def attribute(self, name: str) -> Column:
-        return _pct_decoded(_pair(F.col("headers"), "ce-" + name, caseless=True))
+        return _pct_decoded(self._raw_attribute(name))
+
+    def _raw_attribute(self, name: str) -> Column:
+        return _pair(F.col("headers"), "ce-" + name, caseless=True)
+
+    def attribute_invalid(self, names: Sequence[str]) -> Column | None:
+        return _any([_pct_invalid(self._raw_attribute(n)) for n in names])
 
     def datacontenttype(self) -> Column:
         return self.attribute("datacontenttype")
@@ -821,11 +859,14 @@ class SparkDecoder:
         ]
         structured = wire.structured()
         text = _text(F.col(wire.payload))
+        invalid = wire.attribute_invalid(self.attr_names)
+        checks = [] if invalid is None else [(~structured & invalid).alias("_xr_x")]
         lookups = df.select(
             "*",
             F.spark_partition_id().alias("_xr_g"),
             structured.alias("_xr_s"),
             *raw,
+            *checks,
             *self._option_columns(),
         )
         parse = F.col("_xr_s") & (F.col("_xr_g") >= 0)
@@ -839,8 +880,15 @@ class SparkDecoder:
             .alias("_xr_a_" + n)
             for n in self.attr_names
         ]
+        carried = ["_xr_x"] if invalid is not None else []
         stage2 = stage1.select(
-            *df.columns, "_xr_g", "_xr_s", "_xr_env", *attrs, *self._option_names()
+            *df.columns,
+            "_xr_g",
+            "_xr_s",
+            "_xr_env",
+            *carried,
+            *attrs,
+            *self._option_names(),
         )
         flags = stage2.select(
             "*", self._is_ce().alias("_xr_ce"), self._ce_ok().alias("_xr_ce_ok")
@@ -861,7 +909,16 @@ class SparkDecoder:
         )
         guard = (F.col("_xr_b") >= 0) & F.col("_xr_e0").isNull()
         stage5 = stage4.select("*", *self._parse_columns(guard))
-        drop = ("_xr_env", "_xr_ce", "_xr_ce_ok", "_xr_s", "_xr_b", "_xr_txt", "_xr_e0")
+        drop = (
+            "_xr_env",
+            "_xr_ce",
+            "_xr_ce_ok",
+            "_xr_s",
+            "_xr_b",
+            "_xr_txt",
+            "_xr_e0",
+            "_xr_x",
+        )
         keep = [c for c in stage5.columns if c not in drop]
         # ``_xr_c`` stops the output filters (on ``_xr_e``) at stage 6: pushed further, they
         # would inline the payload parse into the filter and evaluate it twice
@@ -1109,9 +1166,13 @@ class SparkDecoder:
     def _error_before_parse(self) -> Column:
         """The error of a row known before its payload parse (``NULL``: none yet)."""
         per_target = [(cond, self._target_error(t)) for cond, t in self._shared()]
-        return F.when(F.col("_xr_m").isNull(), self._pre_error()).otherwise(
+        error = F.when(F.col("_xr_m").isNull(), self._pre_error()).otherwise(
             _case(per_target)
         )
+        if self.wire.attribute_invalid(()) is None:
+            return error
+        encoding = _err(DECODE_ERROR, "invalid-encoding")
+        return F.when(F.col("_xr_x"), encoding).otherwise(error)
 
     def _error(self) -> Column:
         """The error struct of a row (``NULL`` when good)."""

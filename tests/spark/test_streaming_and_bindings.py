@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 from typing import Any
@@ -211,3 +212,60 @@ def test_landing_decoders_both_modes(
         (r["id"], r["data"]["code"]) for r in outputs["com.acme.Alarm"].collect()
     )
     assert got == [(f"{binding}0", 0), (f"{binding}1", 1)]
+
+
+ENCODED_IDS = [
+    "a%C0%A0b",  # overlong UTF-8: invalid
+    "a%FFb",  # not UTF-8
+    "a%E2%82",  # truncated sequence
+    "a%ZZ",  # bad escape
+    "a%4",  # bad escape at the end
+    "a%EF%BF%BDb",  # U+FFFD spelled as UTF-8: valid
+    "a\ufffd%41",  # a literal U+FFFD and an escape: valid
+    "x%41y+z",  # valid; '+' stays '+'
+]
+
+
+@pytest.mark.parametrize("binding", ["nats", "http"])
+def test_percent_encoding_verdicts_match_the_codecs(
+    spark: Any, spark_rt: Any, catalog: Any, binding: str
+) -> None:
+    """Invalid percent-encoding in an attribute header dead-letters like the codec rejects it."""
+    codec = _wire(catalog.rt, binding)
+    core = catalog.rt._core
+    event = catalog.event("com.acme.Alarm", {"code": 1}, "/alarms", id="x")
+    event.binding = (
+        core.NatsBinding(subject="alarms")
+        if binding == "nats"
+        else core.HttpBinding(method="POST", path="/in")
+    )
+    binary = codec.encode(event, mode="binary")
+    rows, expected = [], []
+    for n, raw in enumerate(ENCODED_IDS):
+        headers = tuple(
+            (k, raw if k.lower() == "ce-id" else v) for k, v in binary.headers
+        )
+        message = dataclasses.replace(binary, headers=headers)
+        try:
+            decoded_id = codec.decode(message).attributes["id"]
+        except core.DecodeError as exc:
+            assert exc.reason == "invalid-encoding", exc
+            decoded_id = None
+        expected.append((n, decoded_id))
+        row = _to_landing(binding, message)
+        row["headers"] = row["headers"] + [{"key": "x-row", "value": str(n)}]
+        rows.append(row)
+    assert [d for _, d in expected].count(None) == 5  # the cases mean what they say
+    df = spark.createDataFrame(rows, spark_rt.LANDING_SCHEMAS[binding])
+    outputs, dead = getattr(spark_rt, f"decode_{binding}")(
+        df, catalog.defs, catalog.schemas
+    )
+    got: list[tuple[int, str | None]] = []
+    for r in outputs["com.acme.Alarm"].collect():
+        (n,) = [n for n, decoded in expected if decoded == r["id"]]
+        got.append((n, r["id"]))
+    for r in dead.collect():
+        assert (r["reason"], r["detail"]) == ("decode-error", "invalid-encoding"), r
+        n = int(next(h["value"] for h in r["headers"] if h["key"] == "x-row"))
+        got.append((n, None))
+    assert sorted(got) == expected
