@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import base64
 import builtins
+import os
 import re
 import sys
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
 from typing import Any, Generic, TypeVar
 from urllib.parse import quote
@@ -65,6 +66,7 @@ __all__ = [
     "is_attribute_name",
     "is_json_content_type",
     "model_json",
+    "new_id",
     "parse_attribute",
     "parse_time",
     "to_canonical",
@@ -281,6 +283,52 @@ WireMessage = (
 )
 
 
+# Positional constructors for the frozen dataclasses that the codecs build once per message.
+# A frozen dataclass's ``__init__`` assigns each field through ``object.__setattr__`` (to get
+# past its own ``__setattr__``, which raises); calling each slot's descriptor ``__set__``
+# directly does the same assignment in about 60% of the time. The instances are identical.
+# Arguments: every field, in declaration order.
+
+
+def _builder(cls: type[T]) -> Callable[..., T]:
+    new = object.__new__
+    setters = tuple(getattr(cls, f.name).__set__ for f in fields(cls))  # type: ignore[arg-type]
+    if len(setters) == 4:
+        s0, s1, s2, s3 = setters
+
+        def build4(a: Any, b: Any, c: Any, d: Any) -> T:
+            o = new(cls)
+            s0(o, a)
+            s1(o, b)
+            s2(o, c)
+            s3(o, d)
+            return o
+
+        return build4
+    s0, s1, s2, s3, s4 = setters
+
+    def build5(a: Any, b: Any, c: Any, d: Any, e: Any) -> T:
+        o = new(cls)
+        s0(o, a)
+        s1(o, b)
+        s2(o, c)
+        s3(o, d)
+        s4(o, e)
+        return o
+
+    return build5
+
+
+#: ``KafkaBinding(topic, key, partition, headers)``
+new_kafka_binding: Callable[..., KafkaBinding] = _builder(KafkaBinding)
+#: ``KafkaMessage(topic, key, value, headers, partition)``
+new_kafka_message: Callable[..., KafkaMessage] = _builder(KafkaMessage)
+#: ``HttpBinding(method, path, headers, query, status)``
+new_http_binding: Callable[..., HttpBinding] = _builder(HttpBinding)
+#: ``HttpMessage(method, path, headers, body, status)``
+new_http_message: Callable[..., HttpMessage] = _builder(HttpMessage)
+
+
 # --------------------------------------------------------------------------------------------
 # Event
 # --------------------------------------------------------------------------------------------
@@ -429,28 +477,55 @@ def is_attribute_name(name: str) -> bool:
     return _NAME.fullmatch(name) is not None and name != "data"
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_EPOCH_NAIVE = datetime(1970, 1, 1)
+#: (whole seconds since the epoch, "YYYY-MM-DDTHH:MM:SS") of the last formatted time: events
+#: produced "now" share their second, so format_time mostly only appends the fraction. One
+#: tuple, replaced atomically, so threads never see a key with another key's text.
+_LAST_SECOND: tuple[int, str] = (-1, "")
+
+
 def format_time(value: datetime) -> str:
     """RFC 3339 text of ``value`` in UTC with a ``Z`` suffix (naive values count as UTC)."""
-    if value.tzinfo is not timezone.utc and value.utcoffset():
-        value = value.astimezone(timezone.utc)
-    if value.microsecond:
-        return "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ" % (  # noqa: UP031 (fastest)
-            value.year,
-            value.month,
-            value.day,
-            value.hour,
-            value.minute,
-            value.second,
-            value.microsecond,
+    global _LAST_SECOND
+    # ``value - epoch`` is the UTC instant as (days, seconds, microseconds) in one C call,
+    # whatever the offset; the date/clock text is formatted once per distinct second.
+    try:
+        delta = value - _EPOCH
+    except TypeError:  # naive (or a tzinfo without an offset): counts as UTC
+        value = value.replace(tzinfo=None)
+        delta = value - _EPOCH_NAIVE
+    key = delta.days * 86400 + delta.seconds
+    last = _LAST_SECOND
+    if last[0] != key:
+        if value.tzinfo is not None and value.utcoffset():
+            value = value.astimezone(timezone.utc)
+        last = _LAST_SECOND = (
+            key,
+            "%04d-%02d-%02dT%02d:%02d:%02d"  # noqa: UP031 (fastest)
+            % (
+                value.year,
+                value.month,
+                value.day,
+                value.hour,
+                value.minute,
+                value.second,
+            ),
         )
-    return "%04d-%02d-%02dT%02d:%02d:%02dZ" % (  # noqa: UP031
-        value.year,
-        value.month,
-        value.day,
-        value.hour,
-        value.minute,
-        value.second,
-    )
+    micro = delta.microseconds
+    if micro:
+        return "%s.%06dZ" % (last[1], micro)  # noqa: UP031
+    return last[1] + "Z"
+
+
+#: digits -> "0": the shapes below are the canonical RFC 3339 forms (``T``, ``Z`` or an
+#: offset, 0-9 fraction digits) that ``datetime.fromisoformat`` reads exactly like RFC 3339
+_DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_TIME_SHAPES = frozenset(
+    b"0000-00-00T00:00:00" + (b"." + b"0" * n if n else b"") + offset
+    for n in range(10)
+    for offset in (b"Z", b"+00:00", b"-00:00")
+)
 
 
 def parse_time(text: str) -> datetime:
@@ -460,6 +535,13 @@ def parse_time(text: str) -> datetime:
     understands the text, else on a normalized form; fractions beyond microseconds are
     truncated).
     """
+    # Fast path: the usual shapes (checked with one C translate, cheaper than the regex);
+    # non-ASCII digits never map to b"0", so they take the strict path below.
+    if _FROMISO_Z and text.encode().translate(_DIGITS_TO_ZERO) in _TIME_SHAPES:
+        try:
+            return datetime.fromisoformat(text)
+        except ValueError:
+            pass  # e.g. month 13: the slow path gives the same verdict
     m = _TIME.fullmatch(text)
     if m is None:
         raise ValueError(f"not an RFC 3339 timestamp: {text!r}")
@@ -474,6 +556,43 @@ def parse_time(text: str) -> datetime:
     if offset in ("Z", "z"):
         offset = "+00:00"
     return datetime.fromisoformat(date + "T" + clock + offset)
+
+
+#: os.urandom bytes for the next ids (see ``new_id``); emptied in a forked child so parent and
+#: child never hand out the same ids
+_ID_POOL: list[str] = []
+_ID_BATCH = 128
+#: RFC 4122 variant: the first hex digit of the 4th group is 8, 9, a or b (its 2 low bits
+#: stay random)
+_VARIANT = {c: "89ab"[int(c, 16) & 3] for c in "0123456789abcdef"}
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_ID_POOL.clear)
+
+
+def _fill_ids() -> None:
+    h = os.urandom(16 * _ID_BATCH).hex()
+    _ID_POOL.extend(
+        [
+            f"{h[i:i + 8]}-{h[i + 8:i + 12]}-4{h[i + 13:i + 16]}-"
+            f"{_VARIANT[h[i + 16]]}{h[i + 17:i + 20]}-{h[i + 20:i + 32]}"
+            for i in range(0, len(h), 32)
+        ]
+    )
+
+
+def new_id() -> str:
+    """A random (version 4) UUID in canonical form, as ``str(uuid.uuid4())``.
+
+    122 random bits from ``os.urandom``, version nibble 4, variant bits 10, lower-case
+    8-4-4-4-12 hex. Faster than ``uuid.uuid4()`` because the random bytes are read (and
+    formatted) for ``_ID_BATCH`` ids at a time; ``list.pop`` is atomic, so threads never
+    share an id.
+    """
+    try:
+        return _ID_POOL.pop()
+    except IndexError:
+        _fill_ids()
+        return _ID_POOL.pop()
 
 
 def to_canonical(value: AttrValue) -> str:
@@ -592,6 +711,8 @@ def check_event(attributes: Mapping[str, AttrValue]) -> None:
         )
     for name in ("id", "source", "type"):
         value = attributes.get(name)
+        if value.__class__ is str and value:
+            continue  # the common case, without isinstance
         if not value or not isinstance(value, str):
             raise ValueError(f"event attribute {name!r} must be a non-empty string")
 
@@ -610,6 +731,8 @@ def check_decoded(attributes: dict[str, AttrValue]) -> dict[str, AttrValue]:
         raise DecodeError("invalid-specversion", repr(spec))
     for name in ("id", "source", "type"):
         value = attributes.get(name)
+        if value.__class__ is str and value:
+            continue  # the common case, without isinstance
         if type(value) is not str:
             if value is None:
                 raise DecodeError("missing-attribute", name)
@@ -619,7 +742,12 @@ def check_decoded(attributes: dict[str, AttrValue]) -> dict[str, AttrValue]:
             raise DecodeError("invalid-attribute", f"{name}: must not be empty")
     time = attributes.get("time")
     if time is not None and type(time) is not datetime:
-        if isinstance(time, str):
+        if type(time) is str:  # parse_attribute(..., "timestamp"), inlined
+            try:
+                attributes["time"] = parse_time(time)
+            except (ValueError, TypeError) as exc:
+                raise DecodeError("invalid-attribute", f"time: {exc}") from None
+        elif isinstance(time, str):
             attributes["time"] = parse_attribute("time", time, "timestamp")
         elif not isinstance(time, datetime):
             raise DecodeError("invalid-attribute", "time: must be a timestamp")

@@ -4,14 +4,13 @@ An ``Emitter`` is built once per message definition at import time: it precomput
 constant attributes (in canonical Python types), compiles the uritemplate attributes and
 protocol options, and picks the protocol's ``*Binding`` class. ``emit`` then only copies the
 constants, expands templates (RFC 6570 level 1: values are percent-encoded), fills ``id``
-(uuid4) and ``time`` (now, UTC) unless given, validates a dict payload into its model, and
+(uuid4, ``new_id``) and ``time`` (now, UTC) unless given, validates a dict payload into its model, and
 builds the binding metadata.
 """
 
 from __future__ import annotations
 
 import base64
-import uuid
 from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any, TypeVar
@@ -31,6 +30,7 @@ from ._core import (
     PulsarBinding,
     RocketMqBinding,
     UriTemplate,
+    new_id,
 )
 
 M = TypeVar("M")
@@ -189,7 +189,7 @@ class Emitter:
         for name, template in self.templates:
             attributes[name] = template.expand(values)
         if self.cloudevents:
-            attributes["id"] = id if id is not None else str(uuid.uuid4())
+            attributes["id"] = id if id is not None else new_id()
             attributes["time"] = (
                 time if time is not None else datetime.now(timezone.utc)
             )

@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from pydantic import BaseModel
+
 from .._core import (
     CORE_ATTRIBUTE_KINDS,
     AttrValue,
@@ -82,7 +84,14 @@ def binary_payload(event: Event[Any]) -> tuple[bytes | None, str | None]:
     serialized the payload as JSON (a pydantic model or a JSON value), it is the implied
     ``application/json``. Opaque ``bytes`` and ``str`` payloads get no invented type.
     """
-    payload, is_json = encode_data(event.data)
+    data = event.data
+    if isinstance(data, BaseModel):  # the common case: model_json, inlined
+        payload: bytes | None = data.__pydantic_serializer__.to_json(
+            data, by_alias=True, exclude_unset=True
+        )
+        is_json = True
+    else:
+        payload, is_json = encode_data(data)
     content_type = event.attributes.get("datacontenttype")
     if content_type is None:
         return payload, APPLICATION_JSON if is_json else None
@@ -182,15 +191,25 @@ _HEX = "0123456789ABCDEFabcdef"
 _SAFE = frozenset(chr(c) for c in range(0x21, 0x7F)) - {'"', "%"}
 
 
+def is_pct_safe(value: str) -> bool:
+    """Whether ``pct_encode(value)`` is ``value`` (only U+0021-U+007E, no ``"`` or ``%``)."""
+    return (
+        value.isascii()
+        and value.isprintable()
+        and " " not in value
+        and '"' not in value
+        and "%" not in value
+    )
+
+
 def pct_encode(value: str) -> str:
     """Percent-encode space, ``"``, ``%`` and every character outside U+0021-U+007E.
 
     Each such character is encoded as the ``%XY`` (upper-case hex) of each of its UTF-8 bytes.
     ``ValueError`` for an unpaired surrogate (not a valid CloudEvents String).
     """
-    if value.isascii() and value.isprintable():
-        if " " not in value and '"' not in value and "%" not in value:
-            return value
+    if is_pct_safe(value):
+        return value
     safe = _SAFE
     return "".join(
         ch if ch in safe else "".join(f"%{b:02X}" for b in ch.encode("utf-8"))

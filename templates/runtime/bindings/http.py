@@ -38,6 +38,8 @@ from .._core import (
     check_decoded,
     check_event,
     data_bytes,
+    new_http_binding,
+    new_http_message,
 )
 from . import jsonformat
 from ._common import (
@@ -54,6 +56,7 @@ from ._common import (
     content_mode,
     foreign,
     invalid_message,
+    is_pct_safe,
     pct_encode,
 )
 
@@ -110,18 +113,22 @@ def encode(
     if not binary:
         out = [(CONTENT_TYPE, STRUCTURED_CONTENT_TYPE)]
         out += extra
-        return HttpMessage(method, target, tuple(out), jsonformat.encode(event), status)
+        document = jsonformat.encode(event)
+        return new_http_message(method, target, tuple(out), document, status)
     body, content_type = binary_payload(event)
     names = _NAMES.out
     out = [
-        ((names.get(n) or _NAMES.add(n)), pct_encode(canonical(v)))
+        ((names.get(n) or _NAMES.add(n)), canonical(v))
         for n, v in attributes.items()
         if n != "datacontenttype"
     ]
+    # Fast path: one check of all values joined; usually none needs percent-encoding
+    if not is_pct_safe("".join([v for _, v in out])):
+        out = [(n, pct_encode(v)) for n, v in out]
     if content_type is not None:
         out.append((CONTENT_TYPE, content_type))
     out += extra
-    return HttpMessage(method, target, tuple(out), body or b"", status)
+    return new_http_message(method, target, tuple(out), body or b"", status)
 
 
 def _plain_headers(event: Event[Any]) -> _Pairs:
@@ -151,7 +158,7 @@ def encode_batch(
 def _binding(message: HttpMessage, headers: list[tuple[str, str]]) -> HttpBinding:
     path, sep, query = message.path.partition("?")
     pairs = tuple(parse_qsl(query, keep_blank_values=True)) if sep else ()
-    return HttpBinding(message.method, path, tuple(headers), pairs, message.status)
+    return new_http_binding(message.method, path, tuple(headers), pairs, message.status)
 
 
 def decode(message: HttpMessage) -> Event[Any]:

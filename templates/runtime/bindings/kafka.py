@@ -43,6 +43,9 @@ from .._core import (
     check_decoded,
     check_event,
     data_bytes,
+    new_kafka_binding,
+    new_kafka_message,
+    to_canonical,
 )
 from . import jsonformat
 from ._common import (
@@ -104,7 +107,7 @@ def encode(
     ``key`` wins over ``key_mapper``, which wins over ``KafkaBinding.key``. ``ValueError`` for
     a bad mode, a missing topic, or an event without the required attributes.
     """
-    binary = check_mode(mode)
+    binary = mode == BINARY or check_mode(mode)
     b = event.binding if type(event.binding) is KafkaBinding else None
     if b is not None:
         topic = topic or b.topic
@@ -125,11 +128,17 @@ def encode(
         out: list[tuple[str, bytes | None]] = [(CONTENT_TYPE, _CT_JSON)]
         if headers:
             out += _extra(headers)
-        return KafkaMessage(topic, key, jsonformat.encode(event), tuple(out), partition)
+        return new_kafka_message(
+            topic, key, jsonformat.encode(event), tuple(out), partition
+        )
     value, content_type = binary_payload(event)
     names = _NAMES.out
+    # ``canonical`` inlined: most values are already canonical strings
     out = [
-        ((names.get(n) or _NAMES.add(n)), canonical(v).encode())
+        (
+            (names.get(n) or _NAMES.add(n)),
+            (v if v.__class__ is str else to_canonical(v)).encode(),
+        )
         for n, v in attributes.items()
         if n != "datacontenttype"
     ]
@@ -137,7 +146,7 @@ def encode(
         out.append((CONTENT_TYPE, content_type.encode()))
     if headers:
         out += _extra(headers)
-    return KafkaMessage(topic, key, value, tuple(out), partition)
+    return new_kafka_message(topic, key, value, tuple(out), partition)
 
 
 def decode(message: KafkaMessage) -> Event[Any]:
@@ -172,10 +181,14 @@ def _decode(message: KafkaMessage) -> Event[Any]:
             if content_type is not None:
                 raise DecodeError("duplicate-attribute", "content-type")
             content_type = text
+        elif kind in attributes:  # ``put``, inlined
+            raise DecodeError("duplicate-attribute", kind)
         else:
-            put(attributes, kind, text)
+            attributes[kind] = text
     mode = content_mode(content_type)
-    binding = KafkaBinding(message.topic, message.key, message.partition, tuple(other))
+    binding = new_kafka_binding(
+        message.topic, message.key, message.partition, tuple(other)
+    )
     if mode == STRUCTURED:
         if message.value is None:
             raise DecodeError("invalid-json", "structured message without value")

@@ -1,0 +1,110 @@
+"""The runtime's fast paths give exactly what the straightforward code gives."""
+
+from __future__ import annotations
+
+import os
+import random
+import uuid
+from datetime import datetime, timedelta, timezone
+from types import ModuleType
+
+import pytest
+
+UTC = timezone.utc
+
+
+def test_new_id_is_a_canonical_uuid4(runtime_package: ModuleType) -> None:
+    new_id = runtime_package._core.new_id
+    ids = [new_id() for _ in range(5000)]  # several refills of the pool
+    assert len(set(ids)) == len(ids)
+    for text in ids:
+        u = uuid.UUID(text)
+        assert str(u) == text  # lower-case 8-4-4-4-12
+        assert u.version == 4 and u.variant == uuid.RFC_4122
+    # the 122 random bits vary: every random hex position takes many values
+    for pos in (0, 9, 15, 20, 35):
+        assert len({t[pos] for t in ids}) >= 12
+    assert {t[14] for t in ids} == {"4"} and {t[19] for t in ids} == set("89ab")
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_new_id_pool_not_shared_with_forked_child(runtime_package: ModuleType) -> None:
+    new_id = runtime_package._core.new_id
+    new_id()  # the pool now holds ids the parent will hand out next
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child
+        os.write(write, new_id().encode())
+        os._exit(0)
+    os.waitpid(pid, 0)
+    child = os.read(read, 64).decode()
+    os.close(read)
+    os.close(write)
+    parent = {new_id() for _ in range(200)}
+    assert child not in parent
+
+
+def _random_datetime(r: random.Random) -> datetime:
+    value = datetime(r.randrange(1, 9999), 1, 1) + timedelta(
+        days=r.randrange(364),
+        seconds=r.randrange(86400),
+        microseconds=r.choice([0, r.randrange(1_000_000)]),
+    )
+    tz = r.choice(
+        [None, UTC, timezone(timedelta(minutes=r.randrange(-1439, 1440)))]
+    )
+    return value.replace(tzinfo=tz)
+
+
+def test_format_time_matches_isoformat(runtime_package: ModuleType) -> None:
+    core = runtime_package._core
+    r = random.Random(4)
+    for _ in range(20000):
+        value = _random_datetime(r)
+        utc = value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)
+        expected = utc.replace(tzinfo=None).isoformat() + "Z"
+        assert core.format_time(value) == expected, value
+        assert core.parse_time(expected) == utc
+        # same second as the previous call (the cached prefix), other fraction
+        later = value.replace(microsecond=(value.microsecond + 1) % 1_000_000)
+        utc = utc.replace(microsecond=later.microsecond)
+        assert core.format_time(later) == utc.replace(tzinfo=None).isoformat() + "Z"
+
+
+def test_parse_time_with_offsets_and_fractions(runtime_package: ModuleType) -> None:
+    parse = runtime_package._core.parse_time
+    r = random.Random(5)
+    for _ in range(5000):
+        value = _random_datetime(r).replace(tzinfo=None)
+        minutes = r.randrange(-1439, 1440)
+        sign = "-" if minutes < 0 else "+"
+        offset = f"{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
+        digits = r.randrange(10)
+        frac = f"{value.microsecond:06d}000"[:digits]
+        text = value.strftime("%Y-%m-%dT%H:%M:%S").rjust(19, "0")
+        text = text + ("." + frac if digits else "") + offset
+        expected = datetime.fromisoformat(
+            text[:19] + (("." + frac).ljust(7, "0") if digits else "") + offset
+        )
+        assert parse(text) == expected, text
+    for bad in ("2024-02-30T00:00:00Z", "2024-01-01T24:00:00Z", "2024-01-01T00:00:60Z"):
+        with pytest.raises(ValueError):
+            parse(bad)
+
+
+def test_builders_equal_the_dataclass_constructors(
+    runtime_package: ModuleType,
+) -> None:
+    core = runtime_package._core
+    cases = [
+        (core.new_kafka_binding, core.KafkaBinding, ("t", b"k", 3, (("h", b"v"),))),
+        (core.new_kafka_message, core.KafkaMessage, ("t", None, b"v", (), None)),
+        (core.new_http_binding, core.HttpBinding, ("GET", "/p", (), (("a", "b"),), 200)),
+        (core.new_http_message, core.HttpMessage, ("POST", "/", (("a", "b"),), b"", None)),
+    ]
+    for build, cls, args in cases:
+        fast, slow = build(*args), cls(*args)
+        assert type(fast) is cls
+        assert fast == slow and hash(fast) == hash(slow) and repr(fast) == repr(slow)
+        with pytest.raises(AttributeError):  # still frozen
+            fast.headers = ()
