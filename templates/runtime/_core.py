@@ -717,13 +717,8 @@ def check_event(attributes: Mapping[str, AttrValue]) -> None:
             raise ValueError(f"event attribute {name!r} must be a non-empty string")
 
 
-def check_decoded(attributes: dict[str, AttrValue]) -> dict[str, AttrValue]:
-    """Validate and finish attributes decoded from a wire message (in place).
-
-    ``specversion`` must be ``"1.0"``; ``id``, ``source``, ``type`` must be present and
-    non-empty strings (nothing is invented); ``time`` text is parsed into a ``datetime``;
-    optional core attributes, when present, must be non-empty strings. Raises ``DecodeError``.
-    """
+def _check_required(attributes: dict[str, AttrValue]) -> None:
+    """The ``DecodeError`` for a bad ``specversion``, ``id``, ``source`` or ``type``."""
     spec = attributes.get("specversion")
     if spec != SPECVERSION:
         if spec is None:
@@ -731,8 +726,6 @@ def check_decoded(attributes: dict[str, AttrValue]) -> dict[str, AttrValue]:
         raise DecodeError("invalid-specversion", repr(spec))
     for name in ("id", "source", "type"):
         value = attributes.get(name)
-        if value.__class__ is str and value:
-            continue  # the common case, without isinstance
         if type(value) is not str:
             if value is None:
                 raise DecodeError("missing-attribute", name)
@@ -740,7 +733,29 @@ def check_decoded(attributes: dict[str, AttrValue]) -> dict[str, AttrValue]:
                 raise DecodeError("invalid-attribute", f"{name}: must be a string")
         if not value:
             raise DecodeError("invalid-attribute", f"{name}: must not be empty")
-    time = attributes.get("time")
+
+
+def check_decoded(attributes: dict[str, AttrValue]) -> dict[str, AttrValue]:
+    """Validate and finish attributes decoded from a wire message (in place).
+
+    ``specversion`` must be ``"1.0"``; ``id``, ``source``, ``type`` must be present and
+    non-empty strings (nothing is invented); ``time`` text is parsed into a ``datetime``;
+    optional core attributes, when present, must be non-empty strings. Raises ``DecodeError``.
+    """
+    get = attributes.get
+    ident, source, etype = get("id"), get("source"), get("type")
+    # the common case in one expression; anything else gets the detailed checks
+    if not (
+        get("specversion") == SPECVERSION
+        and ident.__class__ is str
+        and ident
+        and source.__class__ is str
+        and source
+        and etype.__class__ is str
+        and etype
+    ):
+        _check_required(attributes)
+    time = get("time")
     if time is not None and type(time) is not datetime:
         if type(time) is str:  # parse_attribute(..., "timestamp"), inlined
             try:
@@ -754,7 +769,9 @@ def check_decoded(attributes: dict[str, AttrValue]) -> dict[str, AttrValue]:
     if type(time) is datetime and time.tzinfo is None:
         attributes["time"] = time.replace(tzinfo=timezone.utc)
     for name in ("datacontenttype", "dataschema", "subject"):
-        value = attributes.get(name)
+        value = get(name)
+        if value is None or (value.__class__ is str and value and name != "dataschema"):
+            continue  # absent, or a non-empty string that needs no further check
         if value is not None:
             if not value or not isinstance(value, str):
                 raise DecodeError(

@@ -35,6 +35,9 @@ from ._core import (
 
 M = TypeVar("M")
 
+_UTC = timezone.utc
+_now = datetime.now
+
 _BINDINGS: dict[str, type[Any]] = {
     "KAFKA": KafkaBinding,
     "AMQP/1.0": AmqpBinding,
@@ -95,6 +98,7 @@ class Emitter:
         "map_constants",
         "map_templates",
         "fixed_binding",
+        "validated",
     )
 
     def __init__(self, definition: MessageDef) -> None:
@@ -102,12 +106,17 @@ class Emitter:
         self.cloudevents = definition.envelope is not None
         self.model = definition.model
         self.constants: dict[str, AttrValue] = {}
-        self.templates: list[tuple[str, UriTemplate]] = []
+        #: the definition's pydantic model (``emit`` skips the subclass checks for it)
+        self.validated: type[BaseModel] | None = self.model
+        #: (name, template, its text when it has no placeholders: then nothing to expand)
+        self.templates: list[tuple[str, UriTemplate, str | None]] = []
         for a in definition.attributes:
             if a.value is None:
                 continue
             if a.kind == "uritemplate" and isinstance(a.value, str):
-                self.templates.append((a.name, UriTemplate(a.value)))
+                template = UriTemplate(a.value)
+                text = None if template.names else template.expand({})
+                self.templates.append((a.name, template, text))
             else:
                 self.constants[a.name] = _canonical(a.kind, a.value)
         self.binding_cls = _BINDINGS.get(definition.protocol or "")
@@ -160,10 +169,18 @@ class Emitter:
     ) -> Event[M]:
         attributes = self.attributes(values, id, time, extensions)
         payload: Any = data
-        if isinstance(model, type) and issubclass(model, BaseModel):
-            if not isinstance(data, model):
-                payload = model.model_validate(data)
-        return Event(attributes, payload, self.binding(values))
+        if model is self.validated or (
+            isinstance(model, type) and issubclass(model, BaseModel)
+        ):
+            if data.__class__ is not model and not isinstance(data, model):
+                # ``model.model_validate(data)`` without its Python-level wrapper
+                payload = model.__pydantic_validator__.validate_python(  # type: ignore[attr-defined]
+                    data
+                )
+        fixed = self.fixed_binding
+        return Event(
+            attributes, payload, fixed if fixed is not None else self.binding(values)
+        )
 
     def emit_raw(
         self,
@@ -186,16 +203,15 @@ class Emitter:
     ) -> dict[str, AttrValue]:
         """Constants, expanded templates, ``id``/``time`` defaults and given extensions."""
         attributes: dict[str, AttrValue] = dict(self.constants)
-        for name, template in self.templates:
-            attributes[name] = template.expand(values)
+        for name, template, text in self.templates:
+            attributes[name] = text if text is not None else template.expand(values)
         if self.cloudevents:
             attributes["id"] = id if id is not None else new_id()
-            attributes["time"] = (
-                time if time is not None else datetime.now(timezone.utc)
-            )
-        for name, ext in extensions.items():
-            if ext is not None:
-                attributes[name] = ext
+            attributes["time"] = time if time is not None else _now(_UTC)
+        if extensions:
+            for name, ext in extensions.items():
+                if ext is not None:
+                    attributes[name] = ext
         return attributes
 
     def binding(self, values: Mapping[str, str]) -> Binding | None:

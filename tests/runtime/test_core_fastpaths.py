@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import random
 import uuid
@@ -108,3 +109,30 @@ def test_builders_equal_the_dataclass_constructors(
         assert fast == slow and hash(fast) == hash(slow) and repr(fast) == repr(slow)
         with pytest.raises(AttributeError):  # still frozen
             fast.headers = ()
+
+
+def test_jsonformat_fast_paths_agree_with_the_member_loop(
+    runtime_package: ModuleType,
+) -> None:
+    jf = importlib.import_module(runtime_package.__name__ + ".bindings.jsonformat")
+    core = runtime_package._core
+    base = {"specversion": "1.0", "id": "1", "source": "/s", "type": "t",
+            "time": "2024-01-02T03:04:05.5Z", "subject": "x"}
+    for extra in ({}, {"data": {"a": 1}}, {"data": None}, {"data_base64": "AP8="},
+                  {"ext": "v"}, {"ext": 5}, {"ext": True}, {"ext": None}):
+        obj = {**base, **extra}
+        before = dict(obj)
+        event = jf.from_object(obj)
+        assert obj == before  # the parsed object is not modified
+        assert event.attributes["time"] == datetime(2024, 1, 2, 3, 4, 5, 500000, tzinfo=UTC)
+        assert {k: v for k, v in event.attributes.items() if k != "time"} == {
+            k: v for k, v in obj.items()
+            if k not in ("time", "data", "data_base64") and v is not None
+        }
+        expected = b"\x00\xff" if "data_base64" in extra else extra.get("data")
+        assert event.data == expected
+        again = jf.decode(jf.encode(event))
+        assert again.attributes == event.attributes and again.data == event.data
+    for bad in ({"ext": 1.5}, {"Bad": "x"}, {"id": ""}, {"time": "2024-01-02"}):
+        with pytest.raises(core.DecodeError):
+            jf.from_object({**base, **bad})

@@ -28,6 +28,7 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel
@@ -43,6 +44,7 @@ from .._core import (
     check_decoded,
     check_event,
     encode_data,
+    format_time,
     is_attribute_name,
     is_json_content_type,
     model_json,
@@ -62,6 +64,8 @@ MEDIA_TYPE = "application/cloudevents+json"
 BATCH_MEDIA_TYPE = "application/cloudevents-batch+json"
 
 _MISSING: Any = object()
+#: ``set(map(type, values)) <= _STR_ONLY``: no values, or only ``str`` ones
+_STR_ONLY = frozenset({str})
 _NAMES: set[str] = {
     "specversion",
     "id",
@@ -94,8 +98,14 @@ def _members(attributes: dict[str, AttrValue]) -> dict[str, Any]:
             if len(_NAMES) < 4096:
                 _NAMES.add(name)
     out: dict[str, Any] = dict(attributes)
+    # Fast path: ``time`` is the only non-string value of the usual event
+    time = out.get("time")
+    if time.__class__ is datetime:
+        out["time"] = format_time(time)
+    if set(map(type, out.values())) <= _STR_ONLY:
+        return out
     for name, value in attributes.items():
-        t = type(value)
+        t = value.__class__
         if t is str or t is bool:
             continue
         if t is int:
@@ -159,9 +169,24 @@ def from_object(obj: Any, binding: Binding | None = None) -> Event[Any]:
     """Build an event from a parsed JSON-format object (shared with the binding codecs)."""
     if type(obj) is not dict:
         raise DecodeError("invalid-json", "a CloudEvent must be a JSON object")
+    members: dict[str, Any] = obj
+    data: Any = obj.get("data", _MISSING)
+    data_base64: Any = obj.get("data_base64")
+    if data is not _MISSING or data_base64 is not None:
+        members = dict(obj)  # a copy without the data members (``obj`` stays as given)
+        members.pop("data", None)
+        members.pop("data_base64", None)
+        if data is None:
+            data = _MISSING
+    # Fast path: known names and string values only (the usual event); the loop below
+    # would copy them unchanged. Otherwise the loop checks and converts member by member.
+    if _NAMES.issuperset(members) and set(map(type, members.values())) <= _STR_ONLY:
+        return _finish(
+            dict(members) if members is obj else members, data, data_base64, binding
+        )
     attributes: dict[str, AttrValue] = {}
-    data: Any = _MISSING
-    data_base64: Any = None
+    data = _MISSING
+    data_base64 = None
     for name, value in obj.items():
         if value is None:
             continue
@@ -183,6 +208,16 @@ def from_object(obj: Any, binding: Binding | None = None) -> Event[Any]:
             attributes[name] = value
         else:
             raise DecodeError("invalid-attribute", f"{name}: unsupported JSON value")
+    return _finish(attributes, data, data_base64, binding)
+
+
+def _finish(
+    attributes: dict[str, AttrValue],
+    data: Any,
+    data_base64: Any,
+    binding: Binding | None,
+) -> Event[Any]:
+    """``from_object`` after the attributes are collected: checks and the payload."""
     check_decoded(attributes)
     if data_base64 is not None:
         if data is not _MISSING:
