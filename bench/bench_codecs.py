@@ -1,7 +1,8 @@
 """Codec round-trip benchmark: xrgen runtime vs the ``cloudevents`` 2.x core vs a dict+JSON floor.
 
 Per event, each contender does the same work: validate a payload dict into a pydantic model
-(8 mixed fields), build the event (uuid4 id, current time), encode it (binary or structured),
+(8 mixed fields), build the event (uuid4 id, current time; for xrgen through the producer engine
+that generated ``Producer`` methods call), encode it (binary or structured),
 decode the wire message and validate the payload back into the model. Measured in one run;
 prints microseconds per event and the ratios. Run: ``python bench/bench_codecs.py [--quick]``.
 """
@@ -65,16 +66,30 @@ def load_runtime() -> Any:
     return importlib.import_module("xrbench")
 
 
+def emitter(rt: Any, binding: str) -> Any:
+    """The producer engine a generated ``Producer.reading(data)`` method calls: it validates
+    the dict, fills ``id`` (uuid4) and ``time`` (now, UTC) and the constant attributes."""
+    produce = importlib.import_module("xrbench._produce")
+    option = rt.OptionDef(("topic",), "readings") if binding == "kafka" else rt.OptionDef(
+        ("path",), "/r")
+    return produce.Emitter(rt.MessageDef(
+        id="Reading", group="acme", envelope="CloudEvents/1.0", type=TYPE,
+        attributes=(rt.AttrDef("specversion", "string", True, "1.0"),
+                    rt.AttrDef("type", "string", True, TYPE),
+                    rt.AttrDef("source", "uritemplate", True, SOURCE),
+                    rt.AttrDef("datacontenttype", "string", False, "application/json")),
+        protocol="KAFKA" if binding == "kafka" else "HTTP", options=(option,),
+        datacontenttype="application/json", schemaformat="json", model=Reading))
+
+
 def ours(rt: Any, binding: str, mode: str) -> Callable[[], None]:
     codec = importlib.import_module(f"xrbench.bindings.{binding}")
-    encode, decode, Event = codec.encode, codec.decode, rt.Event
-    meta = rt.KafkaBinding(topic="readings") if binding == "kafka" else rt.HttpBinding(path="/r")
+    encode, decode, emit = codec.encode, codec.decode, emitter(rt, binding).emit
     validate, validate_json = Reading.model_validate, Reading.model_validate_json
+    no_values: dict[str, str] = {}
 
     def run() -> None:
-        attrs = {"specversion": "1.0", "id": str(uuid.uuid4()), "source": SOURCE,
-                 "type": TYPE, "time": datetime.now(UTC), "datacontenttype": "application/json"}
-        event = Event(attrs, validate(PAYLOAD), meta)
+        event = emit(Reading, PAYLOAD, no_values, None, None, no_values)
         back = decode(encode(event, mode))
         data = back.data
         validate_json(data) if type(data) is bytes else validate(data)
