@@ -756,13 +756,14 @@ def check_decoded(attributes: dict[str, AttrValue]) -> dict[str, AttrValue]:
     ):
         _check_required(attributes)
     time = get("time")
-    if time is not None and type(time) is not datetime:
-        if type(time) is str:  # parse_attribute(..., "timestamp"), inlined
-            try:
-                attributes["time"] = parse_time(time)
-            except (ValueError, TypeError) as exc:
-                raise DecodeError("invalid-attribute", f"time: {exc}") from None
-        elif isinstance(time, str):
+    # the usual case, a string: parse_attribute(..., "timestamp"), inlined
+    if time.__class__ is str:
+        try:
+            attributes["time"] = parse_time(time)
+        except (ValueError, TypeError) as exc:
+            raise DecodeError("invalid-attribute", f"time: {exc}") from None
+    elif time is not None and type(time) is not datetime:
+        if isinstance(time, str):
             attributes["time"] = parse_attribute("time", time, "timestamp")
         elif not isinstance(time, datetime):
             raise DecodeError("invalid-attribute", "time: must be a timestamp")

@@ -235,8 +235,17 @@ def _text(value: object) -> str | None:
     return None
 
 
+_MEDIA_TYPES: dict[str, str] = {}
+
+
 def _media_type(content_type: str) -> str:
-    return content_type.split(";", 1)[0].strip().lower()
+    """The media type of a content type, lower-case, without parameters (cached)."""
+    media = _MEDIA_TYPES.get(content_type)
+    if media is None:
+        media = content_type.split(";", 1)[0].strip().lower()
+        if len(_MEDIA_TYPES) < 1024:
+            _MEDIA_TYPES[content_type] = media
+    return media
 
 
 def _merge(params: dict[str, str], found: dict[str, str]) -> bool:
@@ -490,12 +499,12 @@ class _Def:
                 return data.encode("utf-8")
             return to_json(data)
         ct = event.attributes.get("datacontenttype")
-        if isinstance(ct, str) and not is_json_content_type(ct):
+        if ct is not None and isinstance(ct, str) and not is_json_content_type(ct):
             raise _Invalid(f"{self.id}: content type {ct!r} is not JSON")
         if data is None:
             raise _Invalid(f"{self.id}: event has no data")
         try:
-            if isinstance(data, bytes):
+            if data.__class__ is bytes or isinstance(data, bytes):
                 return validator.validate_json(data, strict=True)
             return validator.validate_json(to_json(data), strict=True)
         except ValidationError as exc:
@@ -622,7 +631,8 @@ class DispatcherBase:
             detail = f"unsupported wire message type {type(message).__name__}"
             return _PendingDead(message, DECODE_ERROR, detail, None)
         try:
-            return _decoder(message.__class__)(message), wire[1]
+            decode = _decoders.get(message.__class__) or _decoder(message.__class__)
+            return decode(message), wire[1]
         except DecodeError as exc:
             detail = f"{exc.reason}: {exc.detail}" if exc.detail else exc.reason
             return _PendingDead(message, DECODE_ERROR, detail, None)

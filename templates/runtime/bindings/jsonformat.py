@@ -160,7 +160,8 @@ def encode_batch(events: Iterable[Event[Any]]) -> bytes:
 def parse(body: bytes | str) -> Any:
     """``json.loads`` raising ``DecodeError("invalid-json")``."""
     try:
-        return _loads(body)
+        # cache_strings="keys": values (ids, times) rarely repeat, caching them only costs
+        return _loads(body, cache_strings="keys")
     except (ValueError, RecursionError, TypeError) as exc:  # from_json: ValueError
         raise DecodeError("invalid-json", str(exc)[:200]) from None
 
@@ -270,7 +271,7 @@ def sniff(payload: bytes) -> Event[Any] | None:
     if head != b"{" and not (head.isspace() and payload.lstrip()[:1] == b"{"):
         return None
     try:
-        obj = _loads(payload)
+        obj = _loads(payload, cache_strings="keys")
     except (ValueError, RecursionError):
         return None
     if type(obj) is not dict or "specversion" not in obj:
