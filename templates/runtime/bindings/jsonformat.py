@@ -126,6 +126,14 @@ def encode(event: Event[Any]) -> bytes:
     """The event as a JSON-format document (UTF-8 bytes)."""
     out = _members(event.attributes)
     data = event.data
+    if isinstance(data, BaseModel):
+        content_type: Any = event.attributes.get("datacontenttype")
+        if content_type is None or (
+            content_type.__class__ is str and is_json_content_type(content_type)
+        ):
+            # the usual event, checked first: the model's JSON document spliced in as
+            # ``data`` (no round trip through Python objects)
+            return _dumps(out)[:-1] + b',"data":' + model_json(data) + b"}"
     if data is None:
         return _dumps(out)
     if isinstance(data, (bytes, bytearray, memoryview)):
