@@ -21,6 +21,10 @@ from .diagnostics import Diagnostics
 from .naming import Scope, last_segment, pascal, snake
 from .resolve import Resolved, ResolvedMessage, ResolvedSchema
 
+#: CloudEvents context attributes the producer takes as arguments when the catalog gives no
+#: value (``id`` and ``time`` have their own defaults; ``type`` and ``specversion`` are always
+#: fixed; ``datacontenttype`` follows the payload)
+FREE_CORE = frozenset({"source", "subject", "dataschema"})
 CE_CONTEXT = frozenset(
     {"specversion", "id", "source", "type", "datacontenttype", "dataschema", "subject", "time"}
 )
@@ -172,8 +176,12 @@ class _Builder:
             kind = str(spec.get("type") or "string").lower()
             value = spec.get("value")
             value = _constant(value)
-            if name == "time" and value == "0000-01-01T00:00:00Z":
-                value = None  # "now"
+            if name == "time":
+                # "now", or a fixed time (warned: XRG137): time is set when an event is
+                # created (now unless given), never a constant to match on receipt
+                value = None
+            if name in FREE_CORE and value == "":
+                value = None  # an empty source/subject/dataschema is no value (XRG145)
             if (
                 isinstance(value, str)
                 and kind in ("string", "uri", "urireference")
@@ -325,12 +333,16 @@ def _message(b: _Builder, rm: ResolvedMessage, py_name: str, pkg_name: str) -> i
         placeholders.append(ir.Placeholder(h, py))
     free_ext = []
     for a in attrs:
-        if a.extension and a.value is None:
+        if (a.extension or a.name in FREE_CORE) and a.value is None:
+            # a value the catalog leaves open: a keyword argument of the factory
             py, collided = scope.claim(snake(a.name))
             if collided:
                 b.warn_collision(rm.location, "attribute", snake(a.name), py)
+            required = a.required or a.name == "source"  # CloudEvents requires a source
             free_ext.append(
-                ir.Attribute(a.name, a.kind, a.required, None, a.description, (), True, py)
+                ir.Attribute(
+                    a.name, a.kind, required, None, a.description, (), a.extension, py
+                )
             )
         else:
             free_ext.append(a)

@@ -42,7 +42,8 @@ class Attribute:
     placeholders: tuple[str, ...] = ()
     #: True for attributes that are not CloudEvents core/optional context attributes
     extension: bool = False
-    #: the Python keyword parameter for free extension attributes (None for others)
+    #: the Python keyword parameter of a free attribute (an extension, or source, subject or
+    #: dataschema, without a value); None for others
     py_name: str | None = None
 
 
