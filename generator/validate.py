@@ -259,13 +259,41 @@ def _check_ce_attribute(name: str, attr: Data, file: str, ptr: str, diags: Diagn
         diags.warning(
             "XRG136", file, ptr + "/value", "the CloudEvents 'id' should not have a constant value"
         )
+    if name == "dataschema" and isinstance(value, str) and value and not _may_be_absolute(value):
+        diags.warning(
+            "XRG144",
+            file,
+            ptr + "/value",
+            f"'dataschema' value {value!r} is not an absolute URI as CloudEvents requires;"
+            " the producer sends it as declared and CloudEvents consumers (this package's"
+            " dispatcher and Spark decoders too) dead-letter such events",
+        )
     if name == "time" and value is not None and value != _NOW:
         diags.warning(
             "XRG137",
             file,
             ptr + "/value",
-            f"'time' has the fixed value {value!r}; use {_NOW!r} for 'now' or omit the value",
+            f"'time' has the fixed value {value!r}; it is ignored (events get the time they"
+            f" are created, or the one given, and time is not matched on receipt): use {_NOW!r}"
+            " for 'now' or omit the value",
         )
+    if name in ("source", "subject", "dataschema") and value == "":
+        diags.warning(
+            "XRG145",
+            file,
+            ptr + "/value",
+            f"'{name}' has an empty value, which CloudEvents does not allow; it is read as no"
+            " value (the producer takes it as an argument)",
+        )
+
+
+def _may_be_absolute(template: str) -> bool:
+    """Whether ``template`` (a URI or a URI template) can expand to an absolute URI."""
+    head = template.split("{", 1)[0]
+    return (head == "" and template.startswith("{")) or _ABSOLUTE.match(head) is not None
+
+
+_ABSOLUTE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 # ---- attribute value types

@@ -201,6 +201,22 @@ def test_fixed_time_warns_but_now_is_fine(check: Any) -> None:
     assert check(cat(attrs(time={"value": "0000-01-01T00:00:00Z"}))) == []
 
 
+def test_relative_dataschema_warns(check: Any) -> None:
+    """CloudEvents requires an absolute URI: a registry-relative reference gets XRG144."""
+    for value in ("#/schemagroups/g/schemas/s", "schemas/s.json", "/s/{v}"):
+        assert check(cat(attrs(dataschema={"type": "uritemplate", "value": value}))) == [
+            f"{G}/envelopemetadata/dataschema/value: warning XRG144"
+        ], value
+    for value in ("https://x.example/s.json", "urn:s", "{base}/s.json", "https://x/{v}"):
+        assert check(cat(attrs(dataschema={"type": "uritemplate", "value": value}))) == [], value
+
+
+def test_empty_source_warns(check: Any) -> None:
+    assert check(cat(attrs(source={"type": "uritemplate", "value": ""}))) == [
+        f"{G}/envelopemetadata/source/value: warning XRG145"
+    ]
+
+
 def test_envelope_without_metadata_warns(check: Any) -> None:
     assert check(cat(msg(envelopemetadata=None))) == [f"{G}/envelope: warning XRG138"]
 
