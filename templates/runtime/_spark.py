@@ -249,7 +249,9 @@ _CORRUPT = "_xr_corrupt"
 _NOW = "0000-01-01T00:00:00Z"
 _VAR = re.compile(r"\{([^{}]*)\}")
 _JSON_MEDIA = r"(?i)^\s*[^/\s;]+/([^/\s;]*\+)?json\s*(;.*)?$"
-_TYPED_KINDS = ("timestamp", "integer", "boolean", "binary")
+_TYPED_KINDS = ("timestamp", "integer", "boolean", "binary", "uri")
+#: core attributes checked on every row (the dispatcher's CORE_ATTRIBUTE_KINDS)
+_CORE_KINDS = {"time": "timestamp", "dataschema": "uri"}
 #: binding fields that brokers may change in transit: never matched (as the dispatcher)
 _TRANSIT = {
     "MQTT": {"qos", "retain", "message_expiry_interval"},
@@ -373,6 +375,8 @@ def _typed(raw: Column, kind: str) -> Column:
         return F.when(raw == "true", F.lit(True)).when(raw == "false", F.lit(False))
     if kind == "binary":
         return F.try_to_binary(raw, F.lit("base64"))
+    if kind == "uri":  # an absolute URI: it starts with a scheme
+        return F.when(raw.rlike("^[A-Za-z][A-Za-z0-9+.\\-]*:"), raw)
     return raw
 
 
@@ -1011,10 +1015,13 @@ class SparkDecoder:
         return _case(branches)
 
     def _typed_columns(self) -> list[Column]:
-        cols = {"_xr_t_time_timestamp": _typed(self._attr("time"), "timestamp")}
+        cols = {
+            f"_xr_t_{name}_{kind}": _typed(self._attr(name), kind)
+            for name, kind in _CORE_KINDS.items()
+        }
         for t in self.targets:
             for name, kind in t.kinds.items():
-                if kind in _TYPED_KINDS and name != "time":
+                if kind in _TYPED_KINDS and name not in _CORE_KINDS:
                     cols.setdefault(
                         f"_xr_t_{name}_{kind}", _typed(self._attr(name), kind)
                     )
@@ -1112,8 +1119,10 @@ class SparkDecoder:
         Attribute types, content type and presence of data; ``NULL`` when all pass.
         """
         branches: list[tuple[Column, Column]] = []
-        checks = [("time", "timestamp")] + [
-            (n, k) for n, k in t.kinds.items() if k in _TYPED_KINDS and n != "time"
+        checks = list(_CORE_KINDS.items()) + [
+            (n, k)
+            for n, k in t.kinds.items()
+            if k in _TYPED_KINDS and n not in _CORE_KINDS
         ]
         for name, kind in checks:
             raw = self._attr(name)
@@ -1202,7 +1211,7 @@ class SparkDecoder:
         cols: list[Column] = []
         names: list[str] = []
         for name in _CORE + tuple(n for n in t.kinds if n not in _CORE):
-            kind = "timestamp" if name == "time" else t.kinds.get(name, "string")
+            kind = _CORE_KINDS.get(name) or t.kinds.get(name, "string")
             if kind in _TYPED_KINDS:
                 cols.append(F.col(f"_xr_t_{name}_{kind}").alias(name))
             else:
