@@ -18,7 +18,7 @@ Measured (each forces full evaluation with ``df.write.format("noop")``):
   200,000, throughput extrapolated per row).
 
 Targets: generic >= 0.9x native per row; generic >= 15x the UDF; 20 types <= 2x one type.
-Run: ``PYSPARK_PYTHON=/work/venv/bin/python /work/venv/bin/python bench/bench_spark.py``.
+Run: ``make bench`` or ``PYSPARK_PYTHON=.venv/bin/python .venv/bin/python bench/bench_spark.py``.
 """
 
 from __future__ import annotations

@@ -11,29 +11,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from sample_catalogs import ABSENT_REASON, BROKEN, GOOD, PRESENT, SAMPLES
+from sample_catalogs import package_name as _package
 
 from generator.cli import main
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLES = ROOT.parent / "shared" / "catalogs" / "xrcg-samples"
-if not SAMPLES.is_dir():
-    pytest.skip("../shared/catalogs/xrcg-samples is not beside the checkout", allow_module_level=True)
-
-#: sample -> the pointer of the broken reference it must report (exit 1)
-BROKEN = {
-    "protocols/kafka-producer-endpoint.xreg.json": "#/messagegroups/Contoso.Sensors.Temperature/messages/Contoso.Sensors.Temperature.Metrics/dataschemauri: error XRG210",
-    "protocols/kafka-consumer-endpoint.xreg.json": "#/messagegroups/Contoso.Sensors.Temperature/messages/Contoso.Sensors.Temperature.Metrics/dataschemauri: error XRG210",
-    "protocols/nats-producer-endpoint.xreg.json": "#/messagegroups/Contoso.Sensors.Temperature/messages/Contoso.Sensors.Temperature.Metrics/dataschemauri: error XRG210",
-    "protocols/nats-consumer-endpoint.xreg.json": "#/messagegroups/Contoso.Sensors.Temperature/messages/Contoso.Sensors.Temperature.Metrics/dataschemauri: error XRG210",
-    "message-definitions/mqtt-sparkplugB.xreg.json": "#/messagegroups/Eclipse.SparkplugB.Device/messages/DBIRTH/dataschemauri: error XRG210",
-    "message-definitions/minimal-avro2.xreg.json": ": error XRG135",
-}
-ALL = sorted(
-    str(p.relative_to(SAMPLES))
-    for p in SAMPLES.rglob("*")
-    if p.suffix in (".json", ".yaml") and "separate-schema" not in p.parts and "split-files" not in p.parts
-) + ["split-files"]
-GOOD = [s for s in ALL if s not in BROKEN]
+if not PRESENT:
+    pytest.skip(ABSENT_REASON, allow_module_level=True)
 
 
 @pytest.mark.parametrize("sample", sorted(BROKEN))
@@ -42,10 +26,6 @@ def test_broken_samples_exit_1_with_pointer(sample: str, tmp_path: Path, capsys:
     assert main(["generate", str(SAMPLES / sample), "--out", str(out), "--package", "s", "--quiet"]) == 1
     assert BROKEN[sample] in capsys.readouterr().err
     assert not out.exists()
-
-
-def _package(sample: str) -> str:
-    return "s_" + "".join(c if c.isalnum() else "_" for c in sample.rsplit(".", 2)[0])
 
 
 @pytest.fixture(scope="module")

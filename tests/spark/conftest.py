@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 INSTALL_HINT = (
-    '/work/venv/bin/pip install pyspark "pandas<3" pyarrow  (and a Java 17+ runtime)'
+    'make setup (or: pip install -e ".[spark]"; needs a Java 17+ runtime)'
 )
 
 

@@ -174,13 +174,19 @@ def _to_landing(binding: str, m: Any) -> dict[str, Any]:
             "keys": list(m.keys),
         }
     props = {k.replace("-", "_"): v for k, v in m.properties.items()}
-    app = {k: _canonical(v) for k, v in m.application_properties.items()}
     return {
         "body": m.body,
         "properties": props,
-        "application_properties": app,
+        "application_properties": _canonical_map(m.application_properties),
+        "message_annotations": _canonical_map(m.message_annotations),
+        "header": {k.replace("-", "_"): v for k, v in m.header.items()} or None,
+        "footer": _canonical_map(m.footer),
         "address": m.address,
     }
+
+
+def _canonical_map(section: Any) -> dict[str, str]:
+    return {str(k): _canonical(v) for k, v in section.items()}
 
 
 def _canonical(value: Any) -> str:
