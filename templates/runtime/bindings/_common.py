@@ -17,6 +17,7 @@ from .._core import (
     Event,
     encode_data,
     is_attribute_name,
+    model_json,
     to_canonical,
 )
 
@@ -85,11 +86,11 @@ def binary_payload(event: Event[Any]) -> tuple[bytes | None, str | None]:
     ``application/json``. Opaque ``bytes`` and ``str`` payloads get no invented type.
     """
     data = event.data
-    if isinstance(data, BaseModel):  # the common case: model_json, inlined
-        payload: bytes | None = data.__pydantic_serializer__.to_json(
-            data, by_alias=True, exclude_unset=True
-        )
-        is_json = True
+    payload: bytes | None
+    if isinstance(
+        data, BaseModel
+    ):  # the common case, before encode_data's other checks
+        payload, is_json = model_json(data), True
     else:
         payload, is_json = encode_data(data)
     content_type = event.attributes.get("datacontenttype")
