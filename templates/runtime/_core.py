@@ -756,30 +756,23 @@ def check_decoded(attributes: dict[str, AttrValue]) -> dict[str, AttrValue]:
     ):
         _check_required(attributes)
     time = get("time")
-    # the usual case, a string: parse_attribute(..., "timestamp"), inlined
-    if time.__class__ is str:
-        try:
-            attributes["time"] = parse_time(time)
-        except (ValueError, TypeError) as exc:
-            raise DecodeError("invalid-attribute", f"time: {exc}") from None
-    elif time is not None and type(time) is not datetime:
-        if isinstance(time, str):
-            attributes["time"] = parse_attribute("time", time, "timestamp")
-        elif not isinstance(time, datetime):
+    if isinstance(time, str):
+        attributes["time"] = parse_attribute("time", time, "timestamp")
+    elif time is not None:
+        if not isinstance(time, datetime):
             raise DecodeError("invalid-attribute", "time: must be a timestamp")
-    if type(time) is datetime and time.tzinfo is None:
-        attributes["time"] = time.replace(tzinfo=timezone.utc)
+        if time.tzinfo is None:
+            attributes["time"] = time.replace(tzinfo=timezone.utc)
     for name in ("datacontenttype", "dataschema", "subject"):
         value = get(name)
-        if value is None or (value.__class__ is str and value and name != "dataschema"):
-            continue  # absent, or a non-empty string that needs no further check
-        if value is not None:
-            if not value or not isinstance(value, str):
-                raise DecodeError(
-                    "invalid-attribute", f"{name}: must be a non-empty string"
-                )
-            if name == "dataschema":
-                parse_attribute(name, value, "uri")
+        if value is None:
+            continue
+        if not value or not isinstance(value, str):
+            raise DecodeError(
+                "invalid-attribute", f"{name}: must be a non-empty string"
+            )
+        if name == "dataschema":
+            parse_attribute(name, value, "uri")
     return attributes
 
 

@@ -524,12 +524,12 @@ class _Def:
                 return data.encode("utf-8")
             return to_json(data)
         ct = event.attributes.get("datacontenttype")
-        if ct is not None and isinstance(ct, str) and not is_json_content_type(ct):
+        if isinstance(ct, str) and not is_json_content_type(ct):
             raise _Invalid(f"{self.id}: content type {ct!r} is not JSON")
         if data is None:
             raise _Invalid(f"{self.id}: event has no data")
         try:
-            if data.__class__ is bytes or isinstance(data, bytes):
+            if isinstance(data, bytes):
                 return validator.validate_json(data, strict=True)
             return validator.validate_json(to_json(data), strict=True)
         except ValidationError as exc:
