@@ -907,7 +907,7 @@ class SparkDecoder:
         )
         stage4 = stage3.select(
             "*",
-            self._error_before_parse().alias("_xr_e0"),
+            self._error_before_parse(invalid is not None).alias("_xr_e0"),
             text_of_matched.alias("_xr_txt"),
             F.spark_partition_id().alias("_xr_b"),
         )
@@ -1172,13 +1172,17 @@ class SparkDecoder:
             for ts in shared.values()
         ]
 
-    def _error_before_parse(self) -> Column:
-        """The error of a row known before its payload parse (``NULL``: none yet)."""
+    def _error_before_parse(self, encoding_checked: bool) -> Column:
+        """The error of a row known before its payload parse (``NULL``: none yet).
+
+        ``encoding_checked``: the routed frame has ``_xr_x`` (an attribute header is not
+        validly percent-encoded).
+        """
         per_target = [(cond, self._target_error(t)) for cond, t in self._shared()]
         error = F.when(F.col("_xr_m").isNull(), self._pre_error()).otherwise(
             _case(per_target)
         )
-        if self.wire.attribute_invalid(()) is None:
+        if not encoding_checked:
             return error
         encoding = _err(DECODE_ERROR, "invalid-encoding")
         return F.when(F.col("_xr_x"), encoding).otherwise(error)
