@@ -259,7 +259,7 @@ def _check_ce_attribute(name: str, attr: Data, file: str, ptr: str, diags: Diagn
         diags.warning(
             "XRG136", file, ptr + "/value", "the CloudEvents 'id' should not have a constant value"
         )
-    if name == "dataschema" and isinstance(value, str) and value and not _may_be_absolute(value):
+    if name == "dataschema" and isinstance(value, str) and value and not may_be_absolute(value):
         diags.warning(
             "XRG144",
             file,
@@ -287,7 +287,7 @@ def _check_ce_attribute(name: str, attr: Data, file: str, ptr: str, diags: Diagn
         )
 
 
-def _may_be_absolute(template: str) -> bool:
+def may_be_absolute(template: str) -> bool:
     """Whether ``template`` (a URI or a URI template) can expand to an absolute URI."""
     head = template.split("{", 1)[0]
     return (head == "" and template.startswith("{")) or _ABSOLUTE.match(head) is not None

@@ -19,6 +19,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from generator.validate import may_be_absolute
+
 FORMATS = {
     "date-time": "2024-05-06T07:08:09Z",
     "date": "2024-05-06",
@@ -170,6 +172,4 @@ def relative_dataschema(info: Any) -> bool:
     value = next(
         (a.value for a in info.definition.attributes if a.name == "dataschema"), None
     )
-    if not isinstance(value, str) or value.startswith("{"):
-        return False
-    return ":" not in value.split("/", 1)[0]
+    return isinstance(value, str) and bool(value) and not may_be_absolute(value)
