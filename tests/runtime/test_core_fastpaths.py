@@ -7,7 +7,7 @@ import os
 import random
 import uuid
 from datetime import datetime, timedelta, timezone
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 
 import pytest
 
@@ -26,6 +26,24 @@ def test_new_id_is_a_canonical_uuid4(runtime_package: ModuleType) -> None:
     for pos in (0, 9, 15, 20, 35):
         assert len({t[pos] for t in ids}) >= 12
     assert {t[14] for t in ids} == {"4"} and {t[19] for t in ids} == set("89ab")
+
+
+def test_new_id_batch_equals_uuid_of_the_same_bytes(
+    runtime_package: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``_fill_ids`` (one big-int mask and C-level formatting per batch) gives, for every
+    16 random bytes, what ``uuid.UUID(bytes=..., version=4)`` makes of them."""
+    core = runtime_package._core
+    r = random.Random(6)
+    for fill in (0x00, 0xFF, None, None, None):
+        size = 16 * core._ID_BATCH
+        raw = bytes([fill] * size) if fill is not None else r.randbytes(size)
+        monkeypatch.setattr(core, "os", SimpleNamespace(urandom=lambda n, raw=raw: raw))
+        monkeypatch.setattr(core, "_ID_POOL", [])
+        core._fill_ids()
+        assert core._ID_POOL == [
+            str(uuid.UUID(bytes=raw[i : i + 16], version=4)) for i in range(0, size, 16)
+        ]
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
