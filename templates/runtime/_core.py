@@ -481,10 +481,10 @@ def is_attribute_name(name: str) -> bool:
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _EPOCH_NAIVE = datetime(1970, 1, 1)
-#: (whole seconds since the epoch, "YYYY-MM-DDTHH:MM:SS") of the last formatted time: events
+#: (days, seconds) since the epoch and "YYYY-MM-DDTHH:MM:SS" of the last formatted time: events
 #: produced "now" share their second, so format_time mostly only appends the fraction. One
 #: tuple, replaced atomically, so threads never see a key with another key's text.
-_LAST_SECOND: tuple[int, str] = (-1, "")
+_LAST_SECOND: tuple[int, int, str] = (0, -1, "")
 
 
 def format_time(value: datetime) -> str:
@@ -497,13 +497,14 @@ def format_time(value: datetime) -> str:
     except TypeError:  # naive (or a tzinfo without an offset): counts as UTC
         value = value.replace(tzinfo=None)
         delta = value - _EPOCH_NAIVE
-    key = delta.days * 86400 + delta.seconds
+    days, seconds = delta.days, delta.seconds
     last = _LAST_SECOND
-    if last[0] != key:
+    if last[1] != seconds or last[0] != days:
         if value.tzinfo is not None and value.utcoffset():
             value = value.astimezone(timezone.utc)
         last = _LAST_SECOND = (
-            key,
+            days,
+            seconds,
             "%04d-%02d-%02dT%02d:%02d:%02d"  # noqa: UP031 (fastest)
             % (
                 value.year,
@@ -516,8 +517,8 @@ def format_time(value: datetime) -> str:
         )
     micro = delta.microseconds
     if micro:
-        return "%s.%06dZ" % (last[1], micro)  # noqa: UP031
-    return last[1] + "Z"
+        return last[2] + ".%06dZ" % micro  # noqa: UP031
+    return last[2] + "Z"
 
 
 #: digits -> "0": the shapes below are the canonical RFC 3339 forms (``T``, ``Z`` or an
