@@ -154,3 +154,55 @@ def test_jsonformat_fast_paths_agree_with_the_member_loop(
     for bad in ({"ext": 1.5}, {"Bad": "x"}, {"id": ""}, {"time": "2024-01-02"}):
         with pytest.raises(core.DecodeError):
             jf.from_object({**base, **bad})
+
+
+def test_emitter_prefix_keeps_the_attribute_order(runtime_package: ModuleType) -> None:
+    """``Emitter.prefix`` (constants plus the leading templates without placeholders, copied
+    at once) gives the attributes, in the same order, that copying the constants and then
+    expanding every template in declaration order gives."""
+    core = runtime_package._core
+    produce = importlib.import_module(runtime_package.__name__ + "._produce")
+    r = random.Random(7)
+    for _ in range(300):
+        attrs = [core.AttrDef("specversion", "string", True, "1.0")]
+        for i in range(r.randrange(6)):
+            kind = r.choice(["const", "static", "template"])
+            value = {"const": f"c{i}", "static": f"/s{i}", "template": f"/t/{{x{i % 2}}}"}[kind]
+            attrs.append(core.AttrDef(f"a{i}", "string" if kind == "const" else "uritemplate",
+                                      False, value))
+        r.shuffle(attrs)
+        definition = core.MessageDef(id="M", group="g", envelope="CloudEvents/1.0", type=None,
+                                     attributes=tuple(attrs))
+        values = {"x0": "v 0", "x1": "v1"}
+        event = produce.Emitter(definition).emit_raw(None, values, "i", None, {})
+        expected = {a.name: a.value for a in attrs if a.kind != "uritemplate"}
+        for a in attrs:
+            if a.kind == "uritemplate":
+                expected[a.name] = core.UriTemplate(str(a.value)).expand(values)
+        assert list(event.attributes.items())[:-2] == list(expected.items())
+        assert list(event.attributes)[-2:] == ["id", "time"]
+
+
+def test_emit_validates_dicts_and_keeps_model_instances(runtime_package: ModuleType) -> None:
+    from pydantic import BaseModel
+
+    core = runtime_package._core
+    produce = importlib.import_module(runtime_package.__name__ + "._produce")
+
+    class Model(BaseModel):
+        a: int
+
+    class Sub(Model):
+        pass
+
+    class Dict(dict):  # type: ignore[type-arg]
+        pass
+
+    emit = produce.Emitter(core.MessageDef(id="M", group="g", envelope=None, type=None,
+                                           model=Model)).emit
+    instance, sub = Model(a=1), Sub(a=2)
+    assert emit(Model, instance, {}, None, None, {}).data is instance
+    assert emit(Model, sub, {}, None, None, {}).data is sub
+    for data in ({"a": 3}, Dict(a=3)):
+        event = emit(Model, data, {}, None, None, {})
+        assert type(event.data) is Model and event.data == Model(a=3)
