@@ -44,6 +44,7 @@ from .._core import (
 from . import jsonformat
 from ._common import (
     BATCH,
+    BINARY,
     CE_JSON_BATCH,
     CONTENT,
     STRUCTURED,
@@ -103,18 +104,20 @@ def encode(
     status: int | None = None,
 ) -> HttpMessage:
     """Encode ``event`` as an HTTP request (or response, with ``status``)."""
-    binary = check_mode(mode)
+    # ``check_mode(mode)``, called only for a bad mode
+    binary = mode == BINARY or (mode != STRUCTURED and check_mode(mode))
     method, target, extra, status = _route(event, method, path, query, headers, status)
     attributes = event.attributes
     if not attributes:
         plain = tuple(headers) if headers is not None else _plain_headers(event)
         return HttpMessage(method, target, plain, data_bytes(event) or b"", status)
-    check_event(attributes)
     if not binary:
         out = [(CONTENT_TYPE, STRUCTURED_CONTENT_TYPE)]
         out += extra
+        # ``jsonformat.encode`` starts with the ``check_event`` of the binary path
         document = jsonformat.encode(event)
         return new_http_message(method, target, tuple(out), document, status)
+    check_event(attributes)
     body, content_type = binary_payload(event)
     names = _NAMES.out
     out = [

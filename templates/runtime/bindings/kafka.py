@@ -107,7 +107,8 @@ def encode(
     ``key`` wins over ``key_mapper``, which wins over ``KafkaBinding.key``. ``ValueError`` for
     a bad mode, a missing topic, or an event without the required attributes.
     """
-    binary = mode == BINARY or check_mode(mode)
+    # ``check_mode(mode)``, called only for a bad mode
+    binary = mode == BINARY or (mode != STRUCTURED and check_mode(mode))
     b = event.binding if type(event.binding) is KafkaBinding else None
     if b is not None:
         topic = topic or b.topic
@@ -123,14 +124,14 @@ def encode(
     attributes = event.attributes
     if not attributes:
         return KafkaMessage(topic, key, data_bytes(event), headers or (), partition)
-    check_event(attributes)
     if not binary:
+        # first: ``jsonformat.encode`` starts with the ``check_event`` of the binary path
+        document = jsonformat.encode(event)
         out: list[tuple[str, bytes | None]] = [(CONTENT_TYPE, _CT_JSON)]
         if headers:
             out += _extra(headers)
-        return new_kafka_message(
-            topic, key, jsonformat.encode(event), tuple(out), partition
-        )
+        return new_kafka_message(topic, key, document, tuple(out), partition)
+    check_event(attributes)
     value, content_type = binary_payload(event)
     names = _NAMES.out
     # ``canonical`` inlined: most values are already canonical strings
