@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import random
 import uuid
 from datetime import datetime, timedelta, timezone
+from enum import Enum
 from types import ModuleType, SimpleNamespace
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 UTC = timezone.utc
 
@@ -206,3 +211,63 @@ def test_emit_validates_dicts_and_keeps_model_instances(runtime_package: ModuleT
     for data in ({"a": 3}, Dict(a=3)):
         event = emit(Model, data, {}, None, None, {})
         assert type(event.data) is Model and event.data == Model(a=3)
+
+
+_CORE = ["specversion", "id", "source", "type", "time", "datacontenttype", "dataschema",
+         "subject", "data", "data_base64"]
+_member_values = st.one_of(
+    st.sampled_from(["1.0", "", "x", "/s", "http://a/b", "2024-01-02T03:04:05.5Z",
+                     "2024-13-02T03:04:05Z", "application/json", "text/plain", "AP8=", "%%"]),
+    st.text(max_size=8), st.booleans(), st.none(),
+    st.integers(-(2**32), 2**32), st.floats(allow_nan=False),
+    st.lists(st.integers(), max_size=2), st.dictionaries(st.just("k"), st.integers(), max_size=1),
+)
+_member_names = st.one_of(st.sampled_from(_CORE), st.sampled_from(["ext", "e1", "Bad", "a_b"]))
+_BASE = {"specversion": "1.0", "id": "1", "source": "/s", "type": "t"}
+
+
+def _outcome(decode: Any) -> Any:
+    try:
+        event = decode()
+    except Exception as exc:  # noqa: BLE001 - the kind and text of any error are compared
+        return type(exc), str(exc)
+    return list(event.attributes.items()), event.data, event.binding
+
+
+@given(st.dictionaries(_member_names, _member_values, max_size=6), st.booleans())
+@settings(max_examples=600, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_from_parsed_agrees_with_from_object(
+    runtime_package: ModuleType, members: dict[str, Any], with_base: bool
+) -> None:
+    """``from_parsed`` (pops the data members from the parsed object itself; fast path for
+    known names with string values) decides like ``from_object`` (copy and member loop), on
+    parsed JSON objects of every shape."""
+    jf = importlib.import_module(runtime_package.__name__ + ".bindings.jsonformat")
+    body = json.dumps({**_BASE, **members} if with_base else members)
+    binding = runtime_package._core.KafkaBinding(topic="t")
+    expected = _outcome(lambda: jf.from_object(jf.parse(body), binding))
+    assert _outcome(lambda: jf.from_parsed(jf.parse(body), binding)) == expected
+    assert _outcome(lambda: jf.decode(body))[:2] == expected[:2]
+
+
+class _Str(str):
+    def __str__(self) -> str:
+        return "other"
+
+
+class _Kind(str, Enum):
+    A = "a-kind"
+
+
+def test_jsonformat_encode_of_string_subclasses(runtime_package: ModuleType) -> None:
+    """``str`` subclasses among the attribute values take the member loop's path in neither
+    version: the fast path keeps them, and they serialize exactly like the plain ``str`` the
+    loop makes of them (``str.__str__``)."""
+    core = runtime_package._core
+    jf = importlib.import_module(runtime_package.__name__ + ".bindings.jsonformat")
+    time = datetime(2024, 1, 2, 3, 4, 5, 6, tzinfo=UTC)
+    plain = {**_BASE, "time": time, "subject": 'a "b" \u00e9', "kind": "a-kind"}
+    odd = {**plain, "id": _Str("1"), "subject": _Str('a "b" \u00e9'), "kind": _Kind.A}
+    for data in (None, b"\x00", {"k": 1}):
+        assert jf.encode(core.Event(odd, data)) == jf.encode(core.Event(plain, data))

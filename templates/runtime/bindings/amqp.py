@@ -216,7 +216,7 @@ def _decode(message: AmqpMessage) -> Event[Any]:
     if mode == STRUCTURED:
         rest = {k: v for k, v in props.items() if k != CONTENT_TYPE}
         binding = _binding(message, rest, other)
-        return jsonformat.from_object(jsonformat.parse(body or b""), binding)
+        return jsonformat.from_parsed(jsonformat.parse(body or b""), binding)
     if mode != BINARY:
         raise DecodeError("unsupported-format", "batch mode is HTTP only")
     if not attributes:

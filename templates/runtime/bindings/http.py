@@ -171,7 +171,7 @@ def decode(message: HttpMessage) -> Event[Any]:
         mode = content_mode(content_type)
         if mode == STRUCTURED:
             obj = jsonformat.parse(message.body)
-            return jsonformat.from_object(obj, _binding(message, other))
+            return jsonformat.from_parsed(obj, _binding(message, other))
         if mode == BATCH:
             raise DecodeError("unexpected-batch", "use http.decode_batch")
         data = message.body or None

@@ -193,7 +193,7 @@ def _decode(message: KafkaMessage) -> Event[Any]:
     if mode == STRUCTURED:
         if message.value is None:
             raise DecodeError("invalid-json", "structured message without value")
-        return jsonformat.from_object(jsonformat.parse(message.value), binding)
+        return jsonformat.from_parsed(jsonformat.parse(message.value), binding)
     if mode != BINARY:
         raise DecodeError("unsupported-format", "batch mode is HTTP only")
     if not attributes:

@@ -187,7 +187,7 @@ def _decode(message: MqttMessage) -> Event[Any]:
     props = message.user_properties
     if mode == STRUCTURED:
         obj = jsonformat.parse(payload)
-        event = jsonformat.from_object(obj, None)
+        event = jsonformat.from_parsed(obj, None)
         # the sender MAY repeat attributes as user properties: drop only those
         own = tuple(p for p in props if p[0] not in event.attributes)
         event.binding = _binding(message, own, None)

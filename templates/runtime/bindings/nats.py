@@ -110,7 +110,7 @@ def decode(message: NatsMessage) -> Event[Any]:
         mode = content_mode(content_type)
         binding = NatsBinding(message.subject, message.reply, tuple(other))
         if mode == STRUCTURED:
-            return jsonformat.from_object(jsonformat.parse(message.payload), binding)
+            return jsonformat.from_parsed(jsonformat.parse(message.payload), binding)
         if mode != BINARY:
             raise DecodeError("unsupported-format", "batch mode is HTTP only")
         if not attributes:

@@ -110,7 +110,7 @@ def decode(message: PulsarMessage) -> Event[Any]:
             message.topic, message.partition_key, dict(other), message.event_time
         )
         if mode == STRUCTURED:
-            return jsonformat.from_object(jsonformat.parse(message.payload), binding)
+            return jsonformat.from_parsed(jsonformat.parse(message.payload), binding)
         if mode != BINARY:
             raise DecodeError("unsupported-format", "batch mode is HTTP only")
         if not attributes and content_type is None:

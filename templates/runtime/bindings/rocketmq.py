@@ -111,7 +111,7 @@ def decode(message: RocketMqMessage) -> Event[Any]:
             message.topic, message.tag, tuple(message.keys), dict(other)
         )
         if mode == STRUCTURED:
-            return jsonformat.from_object(jsonformat.parse(message.body), binding)
+            return jsonformat.from_parsed(jsonformat.parse(message.body), binding)
         if mode != BINARY:
             raise DecodeError("unsupported-format", "batch mode is HTTP only")
         body = message.body
