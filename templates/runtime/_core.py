@@ -765,12 +765,25 @@ def check_decoded(attributes: dict[str, AttrValue]) -> dict[str, AttrValue]:
         _check_required(attributes)
     time = get("time")
     if isinstance(time, str):
-        attributes["time"] = parse_attribute("time", time, "timestamp")
+        # ``parse_attribute("time", time, "timestamp")`` without its dispatch on the kind
+        try:
+            attributes["time"] = parse_time(time)
+        except (ValueError, TypeError) as exc:
+            raise DecodeError("invalid-attribute", f"time: {exc}") from None
     elif time is not None:
         if not isinstance(time, datetime):
             raise DecodeError("invalid-attribute", "time: must be a timestamp")
         if time.tzinfo is None:
             attributes["time"] = time.replace(tzinfo=timezone.utc)
+    # the usual optional attributes in one expression (the loop would accept them): a
+    # non-empty datacontenttype string or none, no dataschema, no subject
+    content_type = get("datacontenttype")
+    if (
+        get("dataschema") is None
+        and get("subject") is None
+        and (content_type is None or (content_type.__class__ is str and content_type))
+    ):
+        return attributes
     for name in ("datacontenttype", "dataschema", "subject"):
         value = get(name)
         if value is None:

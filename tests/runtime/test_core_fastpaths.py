@@ -271,3 +271,31 @@ def test_jsonformat_encode_of_string_subclasses(runtime_package: ModuleType) -> 
     odd = {**plain, "id": _Str("1"), "subject": _Str('a "b" \u00e9'), "kind": _Kind.A}
     for data in (None, b"\x00", {"k": 1}):
         assert jf.encode(core.Event(odd, data)) == jf.encode(core.Event(plain, data))
+
+
+def test_check_decoded_optional_attributes(runtime_package: ModuleType) -> None:
+    """The one-expression fast path for ``datacontenttype``/``dataschema``/``subject`` accepts
+    exactly what the per-attribute checks accept: absent, or a non-empty string (an absolute
+    URI for ``dataschema``); a ``str`` subclass counts as a string."""
+    core = runtime_package._core
+    samples = [None, "", "x", "http://a/b", "rel/ref", 5, True, b"x", _Str("y"), _Kind.A]
+    for ct in samples:
+        for schema in samples:
+            for subject in samples:
+                attributes = dict(_BASE, time="2024-01-02T03:04:05Z")
+                optional = {"datacontenttype": ct, "dataschema": schema, "subject": subject}
+                attributes.update(optional)
+                ok = all(
+                    v is None or (isinstance(v, str) and v != ""
+                                  and (n != "dataschema" or v == "http://a/b"))
+                    for n, v in optional.items()
+                )
+                if ok:
+                    assert core.check_decoded(attributes) is attributes
+                    assert attributes["time"] == datetime(2024, 1, 2, 3, 4, 5, tzinfo=UTC)
+                else:
+                    with pytest.raises(core.DecodeError) as info:
+                        core.check_decoded(attributes)
+                    assert info.value.reason == "invalid-attribute"
+    with pytest.raises(core.DecodeError, match="^invalid-attribute: time: "):
+        core.check_decoded(dict(_BASE, time="2024-13-02T03:04:05Z"))
