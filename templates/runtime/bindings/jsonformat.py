@@ -63,7 +63,6 @@ __all__ = [
 MEDIA_TYPE = "application/cloudevents+json"
 BATCH_MEDIA_TYPE = "application/cloudevents-batch+json"
 
-_MISSING: Any = object()
 #: ``_join(values)`` raises ``TypeError`` unless every value is a ``str`` (or a subclass of it):
 #: half the cost of ``set(map(type, values)) <= {str}``, for where a subclass makes no difference
 _join = "".join
@@ -189,7 +188,7 @@ def from_object(obj: Any, binding: Binding | None = None) -> Event[Any]:
     if type(obj) is not dict:
         raise DecodeError("invalid-json", "a CloudEvent must be a JSON object")
     members: dict[str, Any] = dict(obj)
-    data, data_base64 = _pop_data(members)
+    data, data_base64 = members.pop("data", None), members.pop("data_base64", None)
     return _finish(_attributes(members), data, data_base64, binding)
 
 
@@ -203,7 +202,7 @@ def from_parsed(obj: Any, binding: Binding | None = None) -> Event[Any]:
     """
     if type(obj) is not dict:
         return from_object(obj)  # raises the error for a non-object
-    data, data_base64 = _pop_data(obj)
+    data, data_base64 = obj.pop("data", None), obj.pop("data_base64", None)
     if _NAMES.issuperset(obj):
         try:
             _join(obj.values())
@@ -212,13 +211,6 @@ def from_parsed(obj: Any, binding: Binding | None = None) -> Event[Any]:
         else:
             return _finish(obj, data, data_base64, binding)
     return _finish(_attributes(obj), data, data_base64, binding)
-
-
-def _pop_data(members: dict[str, Any]) -> tuple[Any, Any]:
-    """Remove ``data`` and ``data_base64`` from ``members``: ``(data or _MISSING,
-    data_base64 or None)``; a ``null`` member counts as absent."""
-    data = members.pop("data", _MISSING)
-    return _MISSING if data is None else data, members.pop("data_base64", None)
 
 
 def _attributes(members: dict[str, Any]) -> dict[str, AttrValue]:
@@ -249,10 +241,13 @@ def _finish(
     data_base64: Any,
     binding: Binding | None,
 ) -> Event[Any]:
-    """``from_object`` after the attributes are collected: checks and the payload."""
+    """``from_object`` after the attributes are collected: checks and the payload.
+
+    ``data`` and ``data_base64`` are ``None`` when absent or ``null``.
+    """
     check_decoded(attributes)
     if data_base64 is not None:
-        if data is not _MISSING:
+        if data is not None:
             raise DecodeError("invalid-data", "both data and data_base64")
         if type(data_base64) is not str:
             raise DecodeError("invalid-data", "data_base64 must be a string")
@@ -260,9 +255,7 @@ def _finish(
             data = base64.b64decode(data_base64, validate=True)
         except (binascii.Error, ValueError):
             raise DecodeError("invalid-encoding", "data_base64 is not base64") from None
-    elif data is _MISSING:
-        data = None
-    elif type(data) is not str:
+    elif data is not None and type(data) is not str:
         content_type = attributes.get("datacontenttype")
         if not is_json_content_type(content_type):  # type: ignore[arg-type]
             raise DecodeError("invalid-data", "non-JSON data must be a string")
