@@ -27,6 +27,7 @@ into ``HttpBinding.path`` and ``HttpBinding.query``.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
@@ -38,8 +39,10 @@ from .._core import (
     check_decoded,
     check_event,
     data_bytes,
+    format_time,
     new_http_binding,
     new_http_message,
+    to_canonical,
 )
 from . import jsonformat
 from ._common import (
@@ -51,7 +54,6 @@ from ._common import (
     HeaderNames,
     WireNames,
     binary_payload,
-    canonical,
     check_mode,
     collect,
     content_mode,
@@ -90,7 +92,8 @@ def _route(
     target = path or "/"
     if query:
         target += "?" + urlencode(query)
-    return method or "POST", target, foreign(headers or (), _HEADERS), status
+    extra = foreign(headers, _HEADERS) if headers else []
+    return method or "POST", target, extra, status
 
 
 def encode(
@@ -120,8 +123,17 @@ def encode(
     check_event(attributes)
     body, content_type = binary_payload(event)
     names = _NAMES.out
+    # ``canonical`` inlined: most values are already canonical strings, and ``time`` is a
+    # datetime (``format_time`` is what ``to_canonical`` calls for it)
     out = [
-        ((names.get(n) or _NAMES.add(n)), canonical(v))
+        (
+            (names.get(n) or _NAMES.add(n)),
+            (
+                v
+                if v.__class__ is str
+                else format_time(v) if v.__class__ is datetime else to_canonical(v)
+            ),
+        )
         for n, v in attributes.items()
         if n != "datacontenttype"
     ]

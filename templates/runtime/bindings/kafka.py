@@ -32,6 +32,7 @@ or ``ce_`` header among them is dropped: the event defines those).
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from .._core import (
@@ -43,6 +44,7 @@ from .._core import (
     check_decoded,
     check_event,
     data_bytes,
+    format_time,
     new_kafka_binding,
     new_kafka_message,
     to_canonical,
@@ -134,11 +136,16 @@ def encode(
     check_event(attributes)
     value, content_type = binary_payload(event)
     names = _NAMES.out
-    # ``canonical`` inlined: most values are already canonical strings
+    # ``canonical`` inlined: most values are already canonical strings, and ``time`` is a
+    # datetime (``format_time`` is what ``to_canonical`` calls for it)
     out = [
         (
             (names.get(n) or _NAMES.add(n)),
-            (v if v.__class__ is str else to_canonical(v)).encode(),
+            (
+                v
+                if v.__class__ is str
+                else format_time(v) if v.__class__ is datetime else to_canonical(v)
+            ).encode(),
         )
         for n, v in attributes.items()
         if n != "datacontenttype"
