@@ -50,6 +50,7 @@ from .._core import (
     model_json,
     to_canonical,
 )
+from ._common import APPLICATION_JSON
 
 __all__ = [
     "MEDIA_TYPE",
@@ -88,27 +89,19 @@ _loads = from_json
 # --------------------------------------------------------------------------------------------
 
 
-def _members(attributes: dict[str, AttrValue]) -> dict[str, Any]:
-    """The JSON members of the attributes (json-format.md section 2.2 type mapping)."""
-    check_event(attributes)
-    if not _NAMES.issuperset(attributes):
-        for name in attributes:
-            if not is_attribute_name(name):
-                raise ValueError(f"invalid CloudEvents attribute name {name!r}")
-            if len(_NAMES) < 4096:
-                _NAMES.add(name)
-    out: dict[str, Any] = dict(attributes)
-    # Fast path: ``time`` is the only non-string value of the usual event
-    time = out.get("time")
-    if time.__class__ is datetime:
-        out["time"] = format_time(time)
-    try:
-        # Only strings left: the loop below would change nothing but turn a ``str``
-        # subclass into a ``str``, which serializes to the same JSON string.
-        _join(out.values())
-        return out
-    except TypeError:
-        pass
+def _check_names(attributes: dict[str, AttrValue]) -> None:
+    """``ValueError`` for an invalid attribute name; valid ones are remembered in ``_NAMES``."""
+    for name in attributes:
+        if not is_attribute_name(name):
+            raise ValueError(f"invalid CloudEvents attribute name {name!r}")
+        if len(_NAMES) < 4096:
+            _NAMES.add(name)
+
+
+def _convert(attributes: dict[str, AttrValue], out: dict[str, Any]) -> None:
+    """Set the JSON member of every non-string attribute in ``out`` (json-format.md section
+    2.2 type mapping): Boolean and Integer stay JSON values, others become their canonical
+    string."""
     for name, value in attributes.items():
         t = value.__class__
         if t is str or t is bool:
@@ -124,7 +117,6 @@ def _members(attributes: dict[str, AttrValue]) -> dict[str, Any]:
             out[name] = int(text)
         else:
             out[name] = text
-    return out
 
 
 def encode(event: Event[Any]) -> bytes:
@@ -133,22 +125,37 @@ def encode(event: Event[Any]) -> bytes:
     Checks the attributes with ``check_event`` before anything else (the binding codecs rely
     on that): ``ValueError`` for an event without the required attributes.
     """
-    out = _members(event.attributes)
+    attributes = event.attributes
+    check_event(attributes)
+    if not _NAMES.issuperset(attributes):
+        _check_names(attributes)
+    out: dict[str, Any] = dict(attributes)
+    # Fast path: ``time`` is the only non-string value of the usual event. With only
+    # strings left, ``_convert`` would change nothing but turn a ``str`` subclass into a
+    # ``str``, which serializes to the same JSON string.
+    time = out.get("time")
+    if time.__class__ is datetime:
+        out["time"] = format_time(time)
+    try:
+        _join(out.values())
+    except TypeError:
+        _convert(attributes, out)
     data = event.data
     if isinstance(data, BaseModel):
-        content_type: Any = event.attributes.get("datacontenttype")
+        content_type: Any = attributes.get("datacontenttype")
         if content_type is None or (
-            content_type.__class__ is str and is_json_content_type(content_type)
+            content_type.__class__ is str
+            and (content_type == APPLICATION_JSON or is_json_content_type(content_type))
         ):
             # the usual event, checked first: the model's JSON document spliced in as
             # ``data`` (no round trip through Python objects)
-            return _dumps(out)[:-1] + b',"data":' + model_json(data) + b"}"
+            return b"".join((_dumps(out)[:-1], b',"data":', model_json(data), b"}"))
     if data is None:
         return _dumps(out)
     if isinstance(data, (bytes, bytearray, memoryview)):
         out["data_base64"] = base64.b64encode(data).decode("ascii")
         return _dumps(out)
-    content_type = event.attributes.get("datacontenttype")
+    content_type = attributes.get("datacontenttype")
     if is_json_content_type(content_type if isinstance(content_type, str) else None):
         if isinstance(data, BaseModel):
             return _dumps(out)[:-1] + b',"data":' + model_json(data) + b"}"
@@ -256,8 +263,9 @@ def _finish(
         except (binascii.Error, ValueError):
             raise DecodeError("invalid-encoding", "data_base64 is not base64") from None
     elif data is not None and type(data) is not str:
-        content_type = attributes.get("datacontenttype")
-        if not is_json_content_type(content_type):  # type: ignore[arg-type]
+        content_type: Any = attributes.get("datacontenttype")
+        # ``is_json_content_type``, without the call for the usual type
+        if content_type != APPLICATION_JSON and not is_json_content_type(content_type):
             raise DecodeError("invalid-data", "non-JSON data must be a string")
     return Event(attributes, data, binding)
 
