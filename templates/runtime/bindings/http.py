@@ -115,11 +115,10 @@ def encode(
         plain = tuple(headers) if headers is not None else _plain_headers(event)
         return HttpMessage(method, target, plain, data_bytes(event) or b"", status)
     if not binary:
-        out = [(CONTENT_TYPE, STRUCTURED_CONTENT_TYPE)]
-        out += extra
         # ``jsonformat.encode`` starts with the ``check_event`` of the binary path
         document = jsonformat.encode(event)
-        return new_http_message(method, target, tuple(out), document, status)
+        structured = ((CONTENT_TYPE, STRUCTURED_CONTENT_TYPE), *extra)
+        return new_http_message(method, target, structured, document, status)
     check_event(attributes)
     body, content_type = binary_payload(event)
     names = _NAMES.out

@@ -73,6 +73,8 @@ KeyMapper = Callable[[Event[Any]], bytes | None]
 
 CONTENT_TYPE = "content-type"
 _CT_JSON = CE_JSON.encode()
+#: the headers of a structured-mode record without binding headers
+_CT_HEADERS: tuple[tuple[str, bytes | None], ...] = ((CONTENT_TYPE, _CT_JSON),)
 _NAMES = WireNames("ce_")
 _HEADERS = HeaderNames("ce_", (CONTENT_TYPE,), fold=True)
 
@@ -129,9 +131,10 @@ def encode(
     if not binary:
         # first: ``jsonformat.encode`` starts with the ``check_event`` of the binary path
         document = jsonformat.encode(event)
+        if not headers:
+            return new_kafka_message(topic, key, document, _CT_HEADERS, partition)
         out: list[tuple[str, bytes | None]] = [(CONTENT_TYPE, _CT_JSON)]
-        if headers:
-            out += _extra(headers)
+        out += _extra(headers)
         return new_kafka_message(topic, key, document, tuple(out), partition)
     check_event(attributes)
     value, content_type = binary_payload(event)
