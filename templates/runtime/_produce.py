@@ -180,7 +180,14 @@ class Emitter:
         time: datetime | None,
         extensions: Mapping[str, AttrValue | None],
     ) -> Event[M]:
-        attributes = self.attributes(values, id, time, extensions)
+        if self.templates or extensions or not self.cloudevents:
+            attributes = self.attributes(values, id, time, extensions)
+        else:
+            # ``self.attributes(...)`` for the usual definition: constants and constant
+            # templates (``prefix``), then ``id`` and ``time``
+            attributes = dict(self.prefix)
+            attributes["id"] = id if id is not None else new_id()
+            attributes["time"] = time if time is not None else _now(_UTC)
         payload: Any = data
         if model is self.validated or (
             isinstance(model, type) and issubclass(model, BaseModel)

@@ -164,7 +164,8 @@ def test_jsonformat_fast_paths_agree_with_the_member_loop(
 def test_emitter_prefix_keeps_the_attribute_order(runtime_package: ModuleType) -> None:
     """``Emitter.prefix`` (constants plus the leading templates without placeholders, copied
     at once) gives the attributes, in the same order, that copying the constants and then
-    expanding every template in declaration order gives."""
+    expanding every template in declaration order gives; ``emit``'s inline copy of
+    ``attributes`` (definitions without templates left) gives what ``attributes`` gives."""
     core = runtime_package._core
     produce = importlib.import_module(runtime_package.__name__ + "._produce")
     r = random.Random(7)
@@ -179,7 +180,10 @@ def test_emitter_prefix_keeps_the_attribute_order(runtime_package: ModuleType) -
         definition = core.MessageDef(id="M", group="g", envelope="CloudEvents/1.0", type=None,
                                      attributes=tuple(attrs))
         values = {"x0": "v 0", "x1": "v1"}
-        event = produce.Emitter(definition).emit_raw(None, values, "i", None, {})
+        emitter = produce.Emitter(definition)
+        event = emitter.emit_raw(None, values, "i", None, {})
+        fast = emitter.emit(bytes, b"", values, "i", event.attributes["time"], {})
+        assert list(fast.attributes.items()) == list(event.attributes.items())
         expected = {a.name: a.value for a in attrs if a.kind != "uritemplate"}
         for a in attrs:
             if a.kind == "uritemplate":
