@@ -46,7 +46,10 @@ header, ``missing-attribute: <name>``, ``invalid-specversion``, ``invalid-attrib
 Differences from the Python dispatcher: the payload is checked against the FIRST matching
 definition only; Kafka header names are matched exactly (``ce_`` lower case, ``content-type``);
 the first of repeated headers wins; ``from_json`` converts a JSON number or boolean found
-where a string is declared into its text. ``decode_json`` rows carry no protocol, so options are not checked there.
+where a string is declared into its text; a structured event whose ``data`` is a JSON string is
+read as the text of that string (the dispatcher validates the string itself, so a payload that
+was JSON-encoded twice is dead-lettered there and decoded here). ``decode_json`` rows carry no
+protocol, so options are not checked there.
 
 Performance: without persisting, every output DataFrame re-runs the pipeline over its source
 (correct, but N outputs cost N passes). Write all outputs of one input with
@@ -845,14 +848,13 @@ class SparkDecoder:
         hand-written pipeline that validates nothing (``bench/bench_spark.py``).
         """
         wire = self.wire
-        envelope = StructType(
+        # the envelope is parsed as the member ``e`` of a wrapper object (``_wrapped``), as
+        # payloads are: text after the envelope's closing brace makes the row invalid JSON
+        members = StructType(
             [StructField(n, _S) for n in self.attr_names]
-            + [
-                StructField("data", _S),
-                StructField("data_base64", _S),
-                StructField(_CORRUPT, _S),
-            ]
+            + [StructField("data", _S), StructField("data_base64", _S)]
         )
+        envelope = StructType([StructField("e", members), StructField(_CORRUPT, _S)])
         # every binary-mode attribute is read unconditionally (so that Spark shares the
         # header key array between the lookups)
         raw = [
@@ -875,9 +877,12 @@ class SparkDecoder:
         )
         parse = F.col("_xr_s") & (F.col("_xr_g") >= 0)
         stage1 = lookups.select(
-            "*", F.when(parse, F.from_json(text, envelope, _PARSE)).alias("_xr_env")
+            "*",
+            F.when(parse, F.from_json(_wrapped(text, "e"), envelope, _PARSE)).alias(
+                "_xr_env"
+            ),
         )
-        env = F.col("_xr_env")
+        env = F.col("_xr_env.e")
         attrs = [
             F.when(F.col("_xr_s"), env[n])
             .otherwise(F.col("_xr_h_" + n))
@@ -1028,14 +1033,14 @@ class SparkDecoder:
         return [c.alias(n) for n, c in cols.items()]
 
     def _data_text(self) -> Column:
-        env = F.col("_xr_env")
+        env = F.col("_xr_env.e")
         from_b64 = _text(F.try_to_binary(env["data_base64"], F.lit("base64")))
         return F.when(F.col("_xr_s"), F.coalesce(env["data"], from_b64)).otherwise(
             _text(self.wire.payload_bytes())
         )
 
     def _data_bytes(self) -> Column:
-        env = F.col("_xr_env")
+        env = F.col("_xr_env.e")
         return F.when(
             F.col("_xr_s"),
             F.coalesce(
@@ -1136,7 +1141,8 @@ class SparkDecoder:
             branches.append((~json_ct, _err(VALIDATION_ERROR, "unsupported-format")))
             raw = F.when(
                 F.col("_xr_s"),
-                F.col("_xr_env.data").isNull() & F.col("_xr_env.data_base64").isNull(),
+                F.col("_xr_env.e.data").isNull()
+                & F.col("_xr_env.e.data_base64").isNull(),
             ).otherwise(self.wire.payload_bytes().isNull())
             branches.append((raw, _err(VALIDATION_ERROR, "no data")))
         return _case(branches)
@@ -1293,17 +1299,22 @@ class SparkDecoder:
         return routed.select(*cols).sortWithinPartitions("_xr_m")
 
 
-def _wrapped(text: Column) -> Column:
-    """``{"v":<text>}``: the payload as the field ``v`` of a wrapper object (see below)."""
-    return F.concat(F.lit('{"v":'), text, F.lit("}"))
+def _wrapped(text: Column, member: str = "v") -> Column:
+    """``{"v":<text>}``: the payload (or envelope) as a member of a wrapper object.
+
+    ``from_json`` stops after the first JSON value of its input: text after it is ignored.
+    As a member of a wrapper, anything after the value breaks the wrapper's syntax, so the
+    row gets the corrupt-record field (``{"a":1} x`` is invalid JSON, as for the codecs).
+    """
+    return F.concat(F.lit('{"%s":' % member), text, F.lit("}"))
 
 
 def _parse_wrapped(wrapped: Column, dtype: DataType | None) -> Column:
     """``from_json`` of :func:`_wrapped` text as ``struct<v: dtype, _xr_corrupt: string>``.
 
     Wrapping the payload puts the corrupt-record field beside it, so the payload itself is
-    the plain field ``v`` (no struct rebuild to drop the extra field) and every payload type
-    (struct, array, map, primitive) is checked the same way.
+    the plain field ``v`` (no struct rebuild to drop the extra field), every payload type
+    (struct, array, map, primitive) is checked the same way, and trailing text is rejected.
     """
     wrapper = StructType([StructField("v", dtype or _S), StructField(_CORRUPT, _S)])
     return F.from_json(wrapped, wrapper, _PARSE)
