@@ -303,3 +303,17 @@ def test_check_decoded_optional_attributes(runtime_package: ModuleType) -> None:
                     assert info.value.reason == "invalid-attribute"
     with pytest.raises(core.DecodeError, match="^invalid-attribute: time: "):
         core.check_decoded(dict(_BASE, time="2024-13-02T03:04:05Z"))
+
+
+def test_http_binding_splits_the_query_like_partition(runtime_package: ModuleType) -> None:
+    from urllib.parse import parse_qsl
+
+    core = runtime_package._core
+    http = importlib.import_module(runtime_package.__name__ + ".bindings.http")
+    for target in ("", "/", "/p", "/p?", "?", "?x", "/p?a=1&b=&c", "/p?a=%20?b", "/\u00e9?q=\u00e9"):
+        path, sep, query = target.partition("?")
+        pairs = tuple(parse_qsl(query, keep_blank_values=True)) if sep else ()
+        message = core.HttpMessage("PUT", target, (), b"", 201)
+        assert http._binding(message, [("h", "v")]) == core.HttpBinding(
+            "PUT", path, (("h", "v"),), pairs, 201
+        )

@@ -170,8 +170,11 @@ def encode_batch(
 
 
 def _binding(message: HttpMessage, headers: list[tuple[str, str]]) -> HttpBinding:
-    path, sep, query = message.path.partition("?")
-    pairs = tuple(parse_qsl(query, keep_blank_values=True)) if sep else ()
+    path, query = message.path, ""
+    # split off the query only where there is one (``partition`` is the costly part)
+    if path.__class__ is not str or "?" in path:
+        path, _, query = path.partition("?")
+    pairs = tuple(parse_qsl(query, keep_blank_values=True)) if query else ()
     return new_http_binding(message.method, path, tuple(headers), pairs, message.status)
 
 
