@@ -616,6 +616,8 @@ def to_canonical(value: AttrValue) -> str:
     t = type(value)
     if t is str:
         return value  # type: ignore[return-value]
+    if t is datetime:  # ``time``, on every event
+        return format_time(value)  # type: ignore[arg-type]
     if t is bool:
         return "true" if value else "false"
     if t is int:

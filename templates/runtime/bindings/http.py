@@ -27,7 +27,6 @@ into ``HttpBinding.path`` and ``HttpBinding.query``.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
@@ -39,7 +38,6 @@ from .._core import (
     check_decoded,
     check_event,
     data_bytes,
-    format_time,
     new_http_binding,
     new_http_message,
     to_canonical,
@@ -47,7 +45,6 @@ from .._core import (
 from . import jsonformat
 from ._common import (
     BATCH,
-    BINARY,
     CE_JSON_BATCH,
     CONTENT,
     STRUCTURED,
@@ -107,8 +104,7 @@ def encode(
     status: int | None = None,
 ) -> HttpMessage:
     """Encode ``event`` as an HTTP request (or response, with ``status``)."""
-    # ``check_mode(mode)``, called only for a bad mode
-    binary = mode == BINARY or (mode != STRUCTURED and check_mode(mode))
+    binary = check_mode(mode)
     method, target, extra, status = _route(event, method, path, query, headers, status)
     attributes = event.attributes
     if not attributes:
@@ -122,16 +118,11 @@ def encode(
     check_event(attributes)
     body, content_type = binary_payload(event)
     names = _NAMES.out
-    # ``canonical`` inlined: most values are already canonical strings, and ``time`` is a
-    # datetime (``format_time`` is what ``to_canonical`` calls for it)
+    # ``canonical`` inlined: most values are already canonical strings
     out = [
         (
             (names.get(n) or _NAMES.add(n)),
-            (
-                v
-                if v.__class__ is str
-                else format_time(v) if v.__class__ is datetime else to_canonical(v)
-            ),
+            v if v.__class__ is str else to_canonical(v),
         )
         for n, v in attributes.items()
         if n != "datacontenttype"

@@ -32,7 +32,6 @@ or ``ce_`` header among them is dropped: the event defines those).
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
 from typing import Any
 
 from .._core import (
@@ -44,7 +43,6 @@ from .._core import (
     check_decoded,
     check_event,
     data_bytes,
-    format_time,
     new_kafka_binding,
     new_kafka_message,
     to_canonical,
@@ -111,8 +109,7 @@ def encode(
     ``key`` wins over ``key_mapper``, which wins over ``KafkaBinding.key``. ``ValueError`` for
     a bad mode, a missing topic, or an event without the required attributes.
     """
-    # ``check_mode(mode)``, called only for a bad mode
-    binary = mode == BINARY or (mode != STRUCTURED and check_mode(mode))
+    binary = check_mode(mode)
     b = event.binding if type(event.binding) is KafkaBinding else None
     if b is not None:
         topic = topic or b.topic
@@ -139,16 +136,11 @@ def encode(
     check_event(attributes)
     value, content_type = binary_payload(event)
     names = _NAMES.out
-    # ``canonical`` inlined: most values are already canonical strings, and ``time`` is a
-    # datetime (``format_time`` is what ``to_canonical`` calls for it)
+    # ``canonical`` inlined: most values are already canonical strings
     out = [
         (
             (names.get(n) or _NAMES.add(n)),
-            (
-                v
-                if v.__class__ is str
-                else format_time(v) if v.__class__ is datetime else to_canonical(v)
-            ).encode(),
+            (v if v.__class__ is str else to_canonical(v)).encode(),
         )
         for n, v in attributes.items()
         if n != "datacontenttype"
