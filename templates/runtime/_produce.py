@@ -98,7 +98,6 @@ class Emitter:
         "map_constants",
         "map_templates",
         "fixed_binding",
-        "validated",
         "prefix",
     )
 
@@ -107,8 +106,6 @@ class Emitter:
         self.cloudevents = definition.envelope is not None
         self.model = definition.model
         self.constants: dict[str, AttrValue] = {}
-        #: the definition's pydantic model (``emit`` skips the subclass checks for it)
-        self.validated: type[BaseModel] | None = self.model
         #: (name, template, its text when it has no placeholders: then nothing to expand);
         #: after ``__init__`` only those that follow the last attribute in ``prefix``
         self.templates: list[tuple[str, UriTemplate, str | None]] = []
@@ -189,7 +186,8 @@ class Emitter:
             attributes["id"] = id if id is not None else new_id()
             attributes["time"] = time if time is not None else _now(_UTC)
         payload: Any = data
-        if model is self.validated or (
+        # the definition's own model first: no subclass checks for it
+        if model is self.model or (
             isinstance(model, type) and issubclass(model, BaseModel)
         ):
             cls = data.__class__

@@ -87,9 +87,8 @@ def binary_payload(event: Event[Any]) -> tuple[bytes | None, str | None]:
     """
     data = event.data
     payload: bytes | None
-    if isinstance(
-        data, BaseModel
-    ):  # the common case, before encode_data's other checks
+    # the common case, before encode_data's other checks
+    if isinstance(data, BaseModel):
         payload, is_json = model_json(data), True
     else:
         payload, is_json = encode_data(data)
