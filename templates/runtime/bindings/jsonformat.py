@@ -141,24 +141,21 @@ def encode(event: Event[Any]) -> bytes:
     except TypeError:
         _convert(attributes, out)
     data = event.data
-    if isinstance(data, BaseModel):
-        content_type: Any = attributes.get("datacontenttype")
-        if content_type is None or (
-            content_type.__class__ is str
-            and (content_type == APPLICATION_JSON or is_json_content_type(content_type))
-        ):
-            # the usual event, checked first: the model's JSON document spliced in as
-            # ``data`` (no round trip through Python objects)
-            return b"".join((_dumps(out)[:-1], b',"data":', model_json(data), b"}"))
+    content_type: Any = attributes.get("datacontenttype")
+    if isinstance(data, BaseModel) and (
+        not isinstance(content_type, str)  # absent (or not a string): JSON is implied
+        or content_type == APPLICATION_JSON  # the usual type, without the call
+        or is_json_content_type(content_type)
+    ):
+        # the model's JSON document spliced in as ``data`` (no round trip through Python
+        # objects)
+        return b"".join((_dumps(out)[:-1], b',"data":', model_json(data), b"}"))
     if data is None:
         return _dumps(out)
     if isinstance(data, (bytes, bytearray, memoryview)):
         out["data_base64"] = base64.b64encode(data).decode("ascii")
         return _dumps(out)
-    content_type = attributes.get("datacontenttype")
     if is_json_content_type(content_type if isinstance(content_type, str) else None):
-        if isinstance(data, BaseModel):
-            return _dumps(out)[:-1] + b',"data":' + model_json(data) + b"}"
         out["data"] = data
     elif isinstance(data, str):
         out["data"] = data
