@@ -848,13 +848,11 @@ class SparkDecoder:
         hand-written pipeline that validates nothing (``bench/bench_spark.py``).
         """
         wire = self.wire
-        # the envelope is parsed as the member ``e`` of a wrapper object (``_wrapped``), as
-        # payloads are: text after the envelope's closing brace makes the row invalid JSON
-        members = StructType(
+        # parsed wrapped, as payloads are (``_parse_wrapped``): the envelope is ``_xr_env.v``
+        envelope = StructType(
             [StructField(n, _S) for n in self.attr_names]
             + [StructField("data", _S), StructField("data_base64", _S)]
         )
-        envelope = StructType([StructField("e", members), StructField(_CORRUPT, _S)])
         # every binary-mode attribute is read unconditionally (so that Spark shares the
         # header key array between the lookups)
         raw = [
@@ -878,11 +876,9 @@ class SparkDecoder:
         parse = F.col("_xr_s") & (F.col("_xr_g") >= 0)
         stage1 = lookups.select(
             "*",
-            F.when(parse, F.from_json(_wrapped(text, "e"), envelope, _PARSE)).alias(
-                "_xr_env"
-            ),
+            F.when(parse, _parse_wrapped(_wrapped(text), envelope)).alias("_xr_env"),
         )
-        env = F.col("_xr_env.e")
+        env = F.col("_xr_env.v")
         attrs = [
             F.when(F.col("_xr_s"), env[n])
             .otherwise(F.col("_xr_h_" + n))
@@ -1033,14 +1029,14 @@ class SparkDecoder:
         return [c.alias(n) for n, c in cols.items()]
 
     def _data_text(self) -> Column:
-        env = F.col("_xr_env.e")
+        env = F.col("_xr_env.v")
         from_b64 = _text(F.try_to_binary(env["data_base64"], F.lit("base64")))
         return F.when(F.col("_xr_s"), F.coalesce(env["data"], from_b64)).otherwise(
             _text(self.wire.payload_bytes())
         )
 
     def _data_bytes(self) -> Column:
-        env = F.col("_xr_env.e")
+        env = F.col("_xr_env.v")
         return F.when(
             F.col("_xr_s"),
             F.coalesce(
@@ -1141,8 +1137,8 @@ class SparkDecoder:
             branches.append((~json_ct, _err(VALIDATION_ERROR, "unsupported-format")))
             raw = F.when(
                 F.col("_xr_s"),
-                F.col("_xr_env.e.data").isNull()
-                & F.col("_xr_env.e.data_base64").isNull(),
+                F.col("_xr_env.v.data").isNull()
+                & F.col("_xr_env.v.data_base64").isNull(),
             ).otherwise(self.wire.payload_bytes().isNull())
             branches.append((raw, _err(VALIDATION_ERROR, "no data")))
         return _case(branches)
@@ -1299,14 +1295,14 @@ class SparkDecoder:
         return routed.select(*cols).sortWithinPartitions("_xr_m")
 
 
-def _wrapped(text: Column, member: str = "v") -> Column:
-    """``{"v":<text>}``: the payload (or envelope) as a member of a wrapper object.
+def _wrapped(text: Column) -> Column:
+    """``{"v":<text>}``: a payload (or envelope) as the member of a wrapper object.
 
     ``from_json`` stops after the first JSON value of its input: text after it is ignored.
     As a member of a wrapper, anything after the value breaks the wrapper's syntax, so the
     row gets the corrupt-record field (``{"a":1} x`` is invalid JSON, as for the codecs).
     """
-    return F.concat(F.lit('{"%s":' % member), text, F.lit("}"))
+    return F.concat(F.lit('{"v":'), text, F.lit("}"))
 
 
 def _parse_wrapped(wrapped: Column, dtype: DataType | None) -> Column:
