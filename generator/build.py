@@ -20,11 +20,8 @@ from . import ir
 from .diagnostics import Diagnostics
 from .naming import Scope, last_segment, pascal, snake
 from .resolve import Resolved, ResolvedMessage, ResolvedSchema
+from .validate import FREE_CORE  # attributes the producer takes as arguments without a value
 
-#: CloudEvents context attributes the producer takes as arguments when the catalog gives no
-#: value (``id`` and ``time`` have their own defaults; ``type`` and ``specversion`` are always
-#: fixed; ``datacontenttype`` follows the payload)
-FREE_CORE = frozenset({"source", "subject", "dataschema"})
 CE_CONTEXT = frozenset(
     {"specversion", "id", "source", "type", "datacontenttype", "dataschema", "subject", "time"}
 )

@@ -193,6 +193,9 @@ _CE_DEFAULT_TYPES = {
 _CE_IMPLICITLY_REQUIRED = ("type", "id", "source")
 _CE_NAME = re.compile(r"^[a-z0-9]+$")
 _NOW = "0000-01-01T00:00:00Z"
+#: CloudEvents context attributes that a catalog may leave open (no value, or an empty one:
+#: XRG145); the producer then takes them as arguments (``build``)
+FREE_CORE = frozenset({"source", "subject", "dataschema"})
 
 
 def _check_declared(data: Data, file: str, ptr: str, diags: Diagnostics) -> None:
@@ -277,7 +280,7 @@ def _check_ce_attribute(name: str, attr: Data, file: str, ptr: str, diags: Diagn
             f" are created, or the one given, and time is not matched on receipt): use {_NOW!r}"
             " for 'now' or omit the value",
         )
-    if name in ("source", "subject", "dataschema") and value == "":
+    if name in FREE_CORE and value == "":
         diags.warning(
             "XRG145",
             file,
