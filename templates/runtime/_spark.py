@@ -12,8 +12,15 @@ What runs where:
 - Avro-encoded payloads (``datacontenttype`` containing ``avro``): ``from_avro`` from
   ``pyspark.sql.avro.functions``, only with ``avro=True`` and the Avro schema of the message
   in ``avro_schemas``; it needs the ``spark-avro`` package on the cluster
-  (``--packages org.apache.spark:spark-avro_2.13:<spark version>``). With the default
-  ``avro=False`` such rows are dead-lettered (``validation-error``, ``unsupported-format``).
+  (``--packages org.apache.spark:spark-avro_2.13:<spark version>``). Such a message
+  then matches rows whose content type names Avro as well as its declared (for
+  Avro-described messages: generated ``application/json``) content type; structured events
+  carry the Avro bytes as ``data_base64``. Bytes that
+  ``from_avro`` cannot read are dead-lettered (``invalid payload``); so is a record whose
+  fields are all null, which is how PERMISSIVE ``from_avro`` reports unreadable bytes.
+  Trailing bytes after a record are not detected (Avro binary is not self-delimiting).
+  With the default ``avro=False`` such rows are dead-lettered (``validation-error``,
+  ``unsupported-format``).
 
 Pipeline (:meth:`SparkDecoder.route`), one pass over the input, each row parsed ONCE:
 
@@ -66,8 +73,10 @@ branches made routing 20 types ~1.8x slower than one).
 
 from __future__ import annotations
 
+import functools
+import operator
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from pyspark import StorageLevel
@@ -267,6 +276,16 @@ _PARSE = {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": _CORRUPT}
 # ---------------------------------------------------------------------------------------------
 # Column helpers
 # ---------------------------------------------------------------------------------------------
+
+
+def _media(content_type: Column) -> Column:
+    """The media type of a content type: lower case, without parameters."""
+    return F.lower(F.trim(F.substring_index(content_type, ";", 1)))
+
+
+def _all(conditions: Iterable[Column]) -> Column:
+    """The conjunction of one or more conditions."""
+    return functools.reduce(operator.and_, conditions)
 
 
 def _pair(pairs: Column, key: str, caseless: bool = False) -> Column:
@@ -984,10 +1003,13 @@ class SparkDecoder:
         conds += [self._attr(n).isNotNull() for n in t.required]
         conds += [self._attr(n) == v for n, v in t.constants]
         if t.content_type is not None:
-            media = F.lower(
-                F.trim(F.substring_index(self._attr("datacontenttype"), ";", 1))
-            )
-            conds.append(F.coalesce(media, F.lit("application/json")) == t.content_type)
+            media = _media(self._attr("datacontenttype"))
+            same = F.coalesce(media, F.lit("application/json")) == t.content_type
+            if self._group_key(t)[0] == "avro":
+                # Avro-described messages get ``application/json`` from the generator (its
+                # producers write JSON); with ``avro=True`` their Avro-encoded rows match too
+                same = same | self._avro_content()
+            conds.append(same)
         for opt in t.options:
             col = self.wire.option(opt.path)
             if col is not None:
@@ -1006,10 +1028,7 @@ class SparkDecoder:
                     conds.append(seen[name] == value)
                 else:
                     seen[name] = value
-        result = conds[0]
-        for cond in conds[1:]:
-            result = result & cond
-        return F.coalesce(result, F.lit(False))
+        return F.coalesce(_all(conds), F.lit(False))
 
     def _match(self) -> Column:
         branches = [(self._condition(t), F.lit(t.index)) for t in self.targets]
@@ -1066,18 +1085,28 @@ class SparkDecoder:
         """``from_avro`` for Avro-encoded rows, ``from_json`` (wrapped) for JSON ones."""
         from pyspark.sql.avro.functions import from_avro
 
-        binary = F.when(~F.col("_xr_s"), self.wire.payload_bytes())
+        # binary mode: the payload; structured: ``data_base64`` (or ``data`` as text)
         decoded = from_avro(
-            binary, self.avro_schemas[t.defn.id], {"mode": "PERMISSIVE"}
+            self._data_bytes(), self.avro_schemas[t.defn.id], {"mode": "PERMISSIVE"}
         )
+        # PERMISSIVE from_avro gives a record whose fields are all null for bytes it cannot
+        # read (not a null record), so that is what marks a corrupt row. A valid record
+        # with every field null is dead-lettered too (possible only when all are nullable).
+        # The record's fields are those of ``t.dtype``: the CASE below needs the same type.
+        corrupt = decoded.isNull()
+        if isinstance(t.dtype, StructType) and t.dtype.fields:
+            corrupt = corrupt | _all(decoded[n].isNull() for n in t.dtype.fieldNames())
         as_avro = F.struct(
-            decoded.alias("v"), F.when(decoded.isNull(), F.lit("avro")).alias(_CORRUPT)
+            decoded.alias("v"), F.when(corrupt, F.lit("avro")).alias(_CORRUPT)
         )
-        is_avro = F.lower(
-            F.coalesce(self._attr("datacontenttype"), F.lit(""))
-        ).contains("avro")
         as_json = _parse_wrapped(F.col("_xr_txt"), t.dtype)
-        return F.when(is_avro, as_avro).otherwise(as_json)
+        return F.when(self._avro_content(), as_avro).otherwise(as_json)
+
+    def _avro_content(self) -> Column:
+        """Whether the row's content type names Avro (its media type, case-insensitive)."""
+        return F.coalesce(
+            _media(self._attr("datacontenttype")).contains("avro"), F.lit(False)
+        )
 
     # -- errors --------------------------------------------------------------------------------
 
@@ -1133,7 +1162,7 @@ class SparkDecoder:
             ct = self._attr("datacontenttype")
             json_ct = ct.isNull() | (ct == "application/json") | ct.rlike(_JSON_MEDIA)
             if self._group_key(t)[0] == "avro":
-                json_ct = json_ct | F.lower(ct).contains("avro")
+                json_ct = json_ct | self._avro_content()
             branches.append((~json_ct, _err(VALIDATION_ERROR, "unsupported-format")))
             raw = F.when(
                 F.col("_xr_s"),

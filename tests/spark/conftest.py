@@ -14,9 +14,7 @@ from typing import Any
 
 import pytest
 
-INSTALL_HINT = (
-    'make setup (or: pip install -e ".[spark]"; needs a Java 17+ runtime)'
-)
+INSTALL_HINT = 'make setup (or: pip install -e ".[spark]"; needs a Java 17+ runtime)'
 
 
 def _require_pyspark() -> None:
@@ -35,8 +33,13 @@ def spark() -> Iterator[Any]:
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
 
+    builder = SparkSession.builder
+    # extra jars for the session, e.g. spark-avro so that the from_avro tests decode for real
+    jars = os.environ.get("XRGEN_SPARK_JARS")
+    if jars:
+        builder = builder.config("spark.jars", jars)
     session = (
-        SparkSession.builder.master("local[2]")
+        builder.master("local[2]")
         .appName("xrgen-tests")
         .config("spark.ui.enabled", "false")
         .config("spark.driver.bindAddress", "127.0.0.1")

@@ -193,29 +193,124 @@ def test_output_columns_follow_the_event_schema(
         assert frame.schema[f.name].dataType.simpleString() == f.dataType.simpleString()
 
 
-def test_avro_flag_emits_from_avro(catalog: Any, kafka_df: Any, spark_rt: Any) -> None:
-    """With avro=True the plan calls from_avro; this cluster has no spark-avro, so it fails
-    with Spark's own 'Avro not loaded' error (the default path never references it)."""
+_ALARM_AVRO = json.dumps(
+    {
+        "type": "record",
+        "name": "Alarm",
+        "fields": [
+            {"name": "code", "type": "long"},
+            {"name": "message", "type": ["null", "string"], "default": None},
+        ],
+    }
+)
+
+
+def _avro_long(n: int) -> bytes:
+    """Avro's binary long: zigzag, then a little-endian base-128 varint."""
+    z = (n << 1) ^ (n >> 63)
+    out = bytearray()
+    while z > 0x7F:
+        out.append((z & 0x7F) | 0x80)
+        z >>= 7
+    out.append(z)
+    return bytes(out)
+
+
+def _alarm_avro(code: int, message: str | None) -> bytes:
+    """An ``_ALARM_AVRO`` record in Avro binary encoding (union branch index, then value)."""
+    if message is None:
+        return _avro_long(code) + _avro_long(0)
+    text = message.encode()
+    return _avro_long(code) + _avro_long(1) + _avro_long(len(text)) + text
+
+
+def _avro_loaded(spark: Any) -> bool:
+    """Whether the session has the spark-avro data source (``XRGEN_SPARK_JARS``)."""
+    try:
+        spark.sql("SELECT from_avro(CAST(NULL AS BINARY), '\"long\"')").collect()
+    except Exception as exc:
+        if "AVRO_NOT_LOADED" in str(exc):
+            return False
+        raise
+    return True
+
+
+def test_avro_encoding_helper() -> None:
+    # the spec's examples: 0 -> 00, -1 -> 01, 1 -> 02, -64 -> 7f, 64 -> 80 01
+    assert [_avro_long(n) for n in (0, -1, 1, -64, 64)] == [
+        b"\x00",
+        b"\x01",
+        b"\x02",
+        b"\x7f",
+        b"\x80\x01",
+    ]
+    assert _alarm_avro(3, "hi") == b"\x06\x02\x04hi"
+
+
+def test_avro_payloads(catalog: Any, kafka_df: Any, spark_rt: Any, spark: Any) -> None:
+    """``avro=True`` decodes ``application/avro`` rows with ``from_avro``.
+
+    With spark-avro on the session (``XRGEN_SPARK_JARS=<spark-avro jar>``), Avro rows are
+    typed although the definition says ``application/json`` (as generated), JSON rows of the
+    same definition still go through ``from_json`` and corrupt Avro is dead-lettered.
+    Without it (this project's CI: spark-avro cannot be downloaded here), the plan fails
+    with Spark's own "Avro not loaded" error, and the default ``avro=False`` never
+    references ``from_avro``.
+    """
     from dataclasses import replace
 
-    defs = (replace(catalog.defs[1], schemaformat="avro"),)
-    avro_schema = (
-        '{"type":"record","name":"A","fields":[{"name":"code","type":"long"}]}'
+    kafka = catalog.kafka
+    core = catalog.rt._core
+    # as generated for an Avro-described message: datacontenttype application/json
+    alarm_def = catalog.defs[1]
+    json_ct = core.AttrDef("datacontenttype", "string", False, "application/json")
+    defn = replace(
+        alarm_def, schemaformat="avro", attributes=(*alarm_def.attributes, json_ct)
     )
-    df = kafka_df(_rows(catalog))
-    with pytest.raises(Exception, match="(?i)avro"):
-        outputs, _ = spark_rt.decode_kafka(
-            df,
-            defs,
-            catalog.schemas | {defs[0].id: catalog.schemas["com.acme.Alarm"]},
-            avro=True,
-            avro_schemas={defs[0].id: avro_schema},
+    schemas = {defn.id: catalog.schemas["com.acme.Alarm"]}
+
+    def alarm(ident: str, data: Any, content_type: str, mode: str = "binary") -> Any:
+        event = catalog.event(
+            "com.acme.Alarm", data, "/alarms", id=ident, datacontenttype=content_type
         )
-        outputs[defs[0].id].collect()
+        return kafka.encode(event, mode=mode)
+
+    msgs = [
+        alarm("a1", _alarm_avro(3, "hi"), "application/avro"),
+        alarm("a2", _alarm_avro(-70, None), "avro/binary"),
+        # a string longer than the bytes left: unreadable
+        alarm("a3", b"\x06\x02\x10hi", "application/avro"),
+        alarm("a4", {"code": 5}, "application/json"),
+        # structured mode: the Avro bytes travel as data_base64
+        alarm("a5", _alarm_avro(9, "s"), "application/avro", "structured"),
+    ]
+    df = kafka_df([catalog.row(m, i) for i, m in enumerate(msgs)])
+    if not _avro_loaded(spark):
+        with pytest.raises(Exception, match="(?i)avro"):
+            outputs, _ = spark_rt.decode_kafka(
+                df, (defn,), schemas, avro=True, avro_schemas={defn.id: _ALARM_AVRO}
+            )
+            outputs[defn.id].collect()
+        outputs, dead = spark_rt.decode_kafka(df, (defn,), schemas)
+        assert [r["id"] for r in outputs[defn.id].collect()] == ["a4"]
+        assert {(r["reason"], r["detail"]) for r in dead.collect()} == {
+            ("no-match", "type com.acme.Alarm")
+        }
+        return
     outputs, dead = spark_rt.decode_kafka(
-        df, defs, {defs[0].id: catalog.schemas["com.acme.Alarm"]}
+        df, (defn,), schemas, avro=True, avro_schemas={defn.id: _ALARM_AVRO}
     )
-    assert outputs[defs[0].id].count() == 1 and dead.count() == 3
+    good = {r["id"]: r["data"].asDict() for r in outputs[defn.id].collect()}
+    assert good == {
+        "a1": {"code": 3, "message": "hi"},
+        "a2": {"code": -70, "message": None},
+        "a4": {"code": 5, "message": None},
+        "a5": {"code": 9, "message": "s"},
+    }
+    # unreadable bytes: from_avro's all-null record, told apart from a missing field
+    assert [(r["offset"], r["reason"], r["detail"]) for r in dead.collect()] == [
+        (2, "validation-error", "invalid payload")
+    ]
 
 
 _ENVELOPE = '"specversion":"1.0","id":"x","source":"/alarms","type":"com.acme.Alarm"'
