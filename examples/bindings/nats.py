@@ -17,6 +17,7 @@ import os
 import sys
 import uuid
 from pathlib import Path
+from typing import Any
 
 # this file is named like a client library: keep its own folder off the import path
 HERE = Path(__file__).resolve().parent
@@ -29,6 +30,23 @@ from acme.bindings import nats  # noqa: E402
 
 URL = os.environ.get("NATS_URL", "nats://127.0.0.1:4222")
 TIMEOUT = 30.0  # seconds; every wait below is bounded by it
+
+
+def _connection_log(log: list[str]) -> dict[str, Any]:
+    """nats-py callbacks that note connection events in ``log``. Core NATS is at-most-once: a
+    message published while the receiver is disconnected is gone, and a failed run should say
+    whether that happened."""
+
+    async def disconnected() -> None:
+        log.append("disconnected")
+
+    async def reconnected() -> None:
+        log.append("reconnected")
+
+    async def error(exc: Exception) -> None:
+        log.append(f"error: {exc!r}")
+
+    return {"disconnected_cb": disconnected, "reconnected_cb": reconnected, "error_cb": error}
 
 
 async def main() -> int:
@@ -48,17 +66,19 @@ async def main() -> int:
         print(f"handled {attrs['type']} id={attrs['id']} params={params} data={ev.data!r}")
         received.append(ev)
 
+    log: list[str] = []  # the receiver's connection events, printed if nothing arrives
     options = {"connect_timeout": TIMEOUT, "max_reconnect_attempts": 3}
-    receiver = await NatsReceiver.connect(URL, wire.subject, **options)
+    receiver = await NatsReceiver.connect(URL, wire.subject, **options, **_connection_log(log))
     async with receiver:
         async with await NatsSender.connect(URL, **options) as sender:
             await sender.send(wire)
             await sender.flush(TIMEOUT)  # the server has it
         print(f"sent {event.attributes['id']} to {wire.subject}")
         await receiver.run(dispatcher.dispatch, max_messages=1, idle_timeout=TIMEOUT)
-    if not received:
-        print(f"nothing arrived on {wire.subject} within {TIMEOUT}s", file=sys.stderr)
-        return 1
+        if not received:  # report before closing the receiver (closing logs a disconnect)
+            print(f"nothing arrived on {wire.subject} within {TIMEOUT}s", file=sys.stderr)
+            print(f"receiver connection events: {log or 'none'}", file=sys.stderr)
+            return 1
     return 0
 
 
