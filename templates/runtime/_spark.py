@@ -416,10 +416,11 @@ def _rfc3339_shape(raw: Column) -> Column:
 
     ``try_cast`` alone also accepts dates and zone-less times; cast does the digit checks.
     """
-    t = F.substring(raw, 11, 1)
-    tail = F.substring(raw, -6, 1)
-    zulu = raw.endswith("Z") | raw.endswith("z")
-    return ((t == "T") | (t == "t")) & (zulu | (tail == "+") | (tail == "-"))
+    # each substring appears once: a repeated one would be computed up front by Spark's
+    # common-subexpression elimination, also where ``|`` never needs it (``Z`` times)
+    separator = F.substring(raw, 11, 1).isin("T", "t")
+    offset = F.substring(raw, -6, 1).isin("+", "-")
+    return separator & (raw.endswith("Z") | raw.endswith("z") | offset)
 
 
 def _missing_fields(
