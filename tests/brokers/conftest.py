@@ -29,6 +29,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from netutil import free_port
 from pydantic import BaseModel
 
 CI = os.environ.get("CI") == "true"
@@ -60,12 +61,6 @@ def port_open(port: int, host: str = HOST, timeout: float = 1.0) -> bool:
     with contextlib.suppress(OSError), socket.create_connection((host, port), timeout):
         return True
     return False
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return int(s.getsockname()[1])
 
 
 def wait_port(

@@ -11,7 +11,6 @@ from __future__ import annotations
 import importlib
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -23,18 +22,12 @@ from typing import Any
 import pytest
 from acme_samples import SAMPLES
 from cluster_job import summary
+from netutil import free_port
 from test_spark_acme import _kafka_row
 
 pytestmark = pytest.mark.spark
 JOB = Path(__file__).with_name("cluster_job.py")
 START_SECONDS = 120
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def _wait_for(path: Path, text: str, proc: subprocess.Popen[bytes], what: str) -> None:
@@ -63,7 +56,7 @@ def cluster(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[st
         SPARK_MASTER_OPTS="-Dspark.master.rest.enabled=false",
         PYSPARK_PYTHON=sys.executable,
     )
-    port = _free_port()
+    port = free_port()
     url = f"spark://127.0.0.1:{port}"
     spark_class = str(home / "bin" / "spark-class")
     procs: list[subprocess.Popen[bytes]] = []
