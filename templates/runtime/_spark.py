@@ -831,18 +831,21 @@ class SparkDecoder:
         for t in self.targets:
             self.groups.setdefault(self._group_key(t), f"_xr_p{len(self.groups)}")
 
-    def _group_key(self, t: _Target) -> tuple[str, str]:
-        if t.dtype is None:
-            return ("bytes", "")
-        avro = (
-            t.defn.schemaformat == "avro"
+    def _reads_avro(self, t: _Target) -> bool:
+        """Whether ``t``'s payload is read with ``from_avro`` (Avro rows) as well as JSON."""
+        return (
+            t.dtype is not None
+            and t.defn.schemaformat == "avro"
             and self.avro
             and t.defn.id in self.avro_schemas
         )
-        return (
-            "avro" if avro else "json",
-            t.dtype.json() + (t.defn.id if avro else ""),
-        )
+
+    def _group_key(self, t: _Target) -> tuple[str, str]:
+        if t.dtype is None:
+            return ("bytes", "")
+        if self._reads_avro(t):
+            return ("avro", t.dtype.json() + t.defn.id)
+        return ("json", t.dtype.json())
 
     # -- routing -------------------------------------------------------------------------------
 
@@ -1006,7 +1009,7 @@ class SparkDecoder:
         if t.content_type is not None:
             media = _media(self._attr("datacontenttype"))
             same = F.coalesce(media, F.lit("application/json")) == t.content_type
-            if self._group_key(t)[0] == "avro":
+            if self._reads_avro(t):
                 # Avro-described messages get ``application/json`` from the generator (its
                 # producers write JSON); with ``avro=True`` their Avro-encoded rows match too
                 same = same | self._avro_content()
@@ -1162,7 +1165,7 @@ class SparkDecoder:
         if t.dtype is not None:
             ct = self._attr("datacontenttype")
             json_ct = ct.isNull() | (ct == "application/json") | ct.rlike(_JSON_MEDIA)
-            if self._group_key(t)[0] == "avro":
+            if self._reads_avro(t):
                 json_ct = json_ct | self._avro_content()
             branches.append((~json_ct, _err(VALIDATION_ERROR, "unsupported-format")))
             raw = F.when(
