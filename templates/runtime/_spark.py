@@ -63,12 +63,14 @@ Performance: without persisting, every output DataFrame re-runs the pipeline ove
 :meth:`SparkDecoder.foreach_batch` (streaming ``foreachBatch`` or a batch DataFrame): it
 persists the routed frame once, writes each output and the dead letters, and unpersists. How
 the routing plan is laid out for Spark's optimizer: :meth:`SparkDecoder.route`. Before
-persisting, input columns
-that only the dead letters read are nulled on good rows and the rows are sorted by definition
-index (:meth:`SparkDecoder._cacheable`): a smaller cache, and each output's filter skips the
-cached batches of other definitions (1M Kafka rows, 20 types on 2 cores: about 1.4x faster).
-Definitions with identical checks share one error branch (a long ``CASE`` of identical
-branches made routing 20 types ~1.8x slower than one).
+persisting, input columns that only the dead letters read are nulled on good rows and the rows
+are sorted by definition index (:meth:`SparkDecoder._cacheable`): a smaller cache, and each
+output's filter skips the cached batches of other definitions (1M Kafka rows, 20 types on 2
+cores: about 1.4x faster). Definitions with identical checks share one error branch (a long
+``CASE`` of identical branches made routing 20 types ~1.8x slower than one). A decoder builds
+its column expressions once per input column list and reuses them on every later call: keep
+one decoder per stream (the generated ``decoder()`` does), since building them costs about a
+second of calls into the JVM.
 """
 
 from __future__ import annotations
@@ -77,7 +79,7 @@ import functools
 import operator
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from pyspark import StorageLevel
 from pyspark.sql import Column, DataFrame
@@ -125,6 +127,7 @@ VALIDATION_ERROR = "validation-error"
 
 #: ``write(message_id, frame, batch_id)``; ``message_id`` is ``None`` for the dead letters.
 Writer = Callable[[str | None, DataFrame, int], None]
+M = TypeVar("M")
 
 _S = StringType()
 _PAIRS = ArrayType(StructType([StructField("key", _S), StructField("value", _S)]))
@@ -830,6 +833,8 @@ class SparkDecoder:
         self.groups: dict[tuple[str, str], str] = {}
         for t in self.targets:
             self.groups.setdefault(self._group_key(t), f"_xr_p{len(self.groups)}")
+        #: what :meth:`_memo` built, by key
+        self._built: dict[tuple[Any, ...], Any] = {}
 
     def _reads_avro(self, t: _Target) -> bool:
         """Whether ``t``'s payload is read with ``from_avro`` (Avro rows) as well as JSON."""
@@ -869,7 +874,37 @@ class SparkDecoder:
         pushing the output filters below a parse (which would evaluate it twice). On 1M
         Kafka rows this layout took the generic decoder from 0.69x to about 0.8x of a
         hand-written pipeline that validates nothing (``bench/bench_spark.py``).
+
+        The column expressions are built once per input column list and reused (see
+        :meth:`_memo`): building them takes thousands of calls into the JVM, about a
+        second, which every streaming micro-batch would otherwise pay.
         """
+        columns = tuple(df.columns)
+        for stage in self._memo(
+            ("route", columns), lambda: self._route_stages(columns)
+        ):
+            df = df.select(*stage)
+        return df
+
+    @staticmethod
+    def _columns(select: Iterable[Column | str]) -> list[Column]:
+        """A ``select`` list with names as columns (a name costs a JVM call per ``select``)."""
+        return [F.col(c) if isinstance(c, str) else c for c in select]
+
+    def _memo(self, key: tuple[Any, ...], build: Callable[[], M]) -> M:
+        """``build()``, once per ``key`` for this decoder.
+
+        Column expressions are unresolved (they name columns; Spark resolves a copy in each
+        plan), so the same ones serve every DataFrame with the same column names.
+        """
+        try:
+            found: M = self._built[key]
+        except KeyError:
+            found = self._built[key] = build()
+        return found
+
+    def _route_stages(self, columns: tuple[str, ...]) -> list[list[Column]]:
+        """The ``select`` lists of :meth:`route` for an input with ``columns``."""
         wire = self.wire
         # parsed wrapped, as payloads are (``_parse_wrapped``): the envelope is ``_xr_env.v``
         envelope = StructType(
@@ -888,19 +923,21 @@ class SparkDecoder:
         text = _text(F.col(wire.payload))
         invalid = wire.attribute_invalid(self.attr_names)
         checks = [] if invalid is None else [(~structured & invalid).alias("_xr_x")]
-        lookups = df.select(
+        carried = ["_xr_x"] if invalid is not None else []
+        options = self._option_names()
+        lookups: list[Column | str] = [
             "*",
             F.spark_partition_id().alias("_xr_g"),
             structured.alias("_xr_s"),
             *raw,
             *checks,
             *self._option_columns(),
-        )
+        ]
         parse = F.col("_xr_s") & (F.col("_xr_g") >= 0)
-        stage1 = lookups.select(
+        stage1: list[Column | str] = [
             "*",
             F.when(parse, _parse_wrapped(_wrapped(text), envelope)).alias("_xr_env"),
-        )
+        ]
         env = F.col("_xr_env.v")
         attrs = [
             F.when(F.col("_xr_s"), env[n])
@@ -908,36 +945,48 @@ class SparkDecoder:
             .alias("_xr_a_" + n)
             for n in self.attr_names
         ]
-        carried = ["_xr_x"] if invalid is not None else []
-        stage2 = stage1.select(
-            *df.columns,
-            "_xr_g",
-            "_xr_s",
-            "_xr_env",
-            *carried,
-            *attrs,
-            *self._option_names(),
-        )
-        flags = stage2.select(
-            "*", self._is_ce().alias("_xr_ce"), self._ce_ok().alias("_xr_ce_ok")
-        )
+        kept = [*columns, "_xr_g", "_xr_s", "_xr_env", *carried]
+        stage2: list[Column | str] = [*kept, *attrs, *options]
+        flags: list[Column | str] = [
+            "*",
+            self._is_ce().alias("_xr_ce"),
+            self._ce_ok().alias("_xr_ce_ok"),
+        ]
         guard = F.col("_xr_g") >= 0
-        match = F.when(guard, self._match()).alias("_xr_m")
-        stage3 = flags.select("*", match, *self._typed_columns())
+        typed = self._typed_columns()
+        stage3: list[Column | str] = [
+            "*",
+            F.when(guard, self._match()).alias("_xr_m"),
+            *(c.alias(n) for n, c in typed.items()),
+        ]
         # the wrapped payload text, computed in a code-generated stage (inside ``from_json``
         # its child expressions would be interpreted row by row)
         text_of_matched = F.when(
             F.col("_xr_m").isNotNull(), _wrapped(self._data_text())
         )
-        stage4 = stage3.select(
+        stage4: list[Column | str] = [
             "*",
             self._error_before_parse(invalid is not None).alias("_xr_e0"),
             text_of_matched.alias("_xr_txt"),
             F.spark_partition_id().alias("_xr_b"),
-        )
+        ]
         guard = (F.col("_xr_b") >= 0) & F.col("_xr_e0").isNull()
-        stage5 = stage4.select("*", *self._parse_columns(guard))
-        drop = (
+        stage5: list[Column | str] = ["*", *self._parse_columns(guard)]
+        # the names after stage 5, less the ones no later stage reads
+        names = [
+            *kept,
+            *("_xr_a_" + n for n in self.attr_names),
+            *options,
+            "_xr_ce",
+            "_xr_ce_ok",
+            "_xr_m",
+            *typed,
+            "_xr_e0",
+            "_xr_txt",
+            "_xr_b",
+            *self.groups.values(),
+        ]
+        drop = {
             "_xr_env",
             "_xr_ce",
             "_xr_ce_ok",
@@ -946,13 +995,19 @@ class SparkDecoder:
             "_xr_txt",
             "_xr_e0",
             "_xr_x",
-        )
-        keep = [c for c in stage5.columns if c not in drop]
+        }
+        keep = [c for c in names if c not in drop]
         # ``_xr_c`` stops the output filters (on ``_xr_e``) at stage 6: pushed further, they
         # would inline the payload parse into the filter and evaluate it twice
-        stage6 = stage5.select(*keep, "_xr_e0", F.spark_partition_id().alias("_xr_c"))
+        stage6: list[Column | str] = [
+            *keep,
+            "_xr_e0",
+            F.spark_partition_id().alias("_xr_c"),
+        ]
         error = F.when(F.col("_xr_c") >= 0, self._error())
-        return stage6.select(*keep, error.alias("_xr_e"))
+        final: list[Column | str] = [*keep, error.alias("_xr_e")]
+        stages = [lookups, stage1, stage2, flags, stage3, stage4, stage5, stage6, final]
+        return [self._columns(stage) for stage in stages]
 
     def _option_names(self) -> list[str]:
         return list(self._option_map())
@@ -1038,7 +1093,8 @@ class SparkDecoder:
         branches = [(self._condition(t), F.lit(t.index)) for t in self.targets]
         return _case(branches)
 
-    def _typed_columns(self) -> list[Column]:
+    def _typed_columns(self) -> dict[str, Column]:
+        """Column name -> the typed value of a declared non-string attribute."""
         cols = {
             f"_xr_t_{name}_{kind}": _typed(self._attr(name), kind)
             for name, kind in _CORE_KINDS.items()
@@ -1049,7 +1105,7 @@ class SparkDecoder:
                     cols.setdefault(
                         f"_xr_t_{name}_{kind}", _typed(self._attr(name), kind)
                     )
-        return [c.alias(n) for n, c in cols.items()]
+        return cols
 
     def _data_text(self) -> Column:
         env = F.col("_xr_env.v")
@@ -1231,20 +1287,33 @@ class SparkDecoder:
 
     def split(self, routed: DataFrame) -> tuple[dict[str, DataFrame], DataFrame]:
         """(message id -> typed DataFrame, dead-letter DataFrame) from :meth:`route`'s frame."""
-        original = [c for c in routed.columns if not c.startswith("_xr_")]
+        columns = tuple(routed.columns)
+        plan = self._memo(("split", columns), lambda: self._split_plan(columns))
+        outputs = {
+            message_id: routed.where(condition).select(*select)
+            for message_id, (condition, select) in plan.items()
+            if message_id is not None
+        }
+        condition, select = plan[None]
+        return outputs, routed.where(condition).select(*select)
+
+    def _split_plan(
+        self, columns: tuple[str, ...]
+    ) -> dict[str | None, tuple[Column, list[Column]]]:
+        """Message id -> (filter, select list) of its output; ``None``: the dead letters."""
         good = F.col("_xr_e").isNull()
-        outputs: dict[str, DataFrame] = {}
+        plan: dict[str | None, tuple[Column, list[Column]]] = {}
         for t in self.targets:
-            if t.defn.id in outputs:
-                continue
-            frame = routed.where(good & (F.col("_xr_m") == t.index))
-            outputs[t.defn.id] = frame.select(*self._output_columns(t))
-        dead = routed.where(~good).select(
-            *original,
+            if t.defn.id not in plan:
+                condition = good & (F.col("_xr_m") == t.index)
+                plan[t.defn.id] = (condition, self._output_columns(t))
+        dead = self._columns(c for c in columns if not c.startswith("_xr_"))
+        dead += [
             F.col("_xr_e.reason").alias("reason"),
             F.col("_xr_e.detail").alias("detail"),
-        )
-        return outputs, dead
+        ]
+        plan[None] = (~good, dead)
+        return plan
 
     def _output_columns(self, t: _Target) -> list[Column]:
         cols: list[Column] = []
@@ -1316,16 +1385,21 @@ class SparkDecoder:
         rows are sorted by definition index so that the cached batches' statistics let each
         output's filter skip the batches of other definitions.
         """
-        bad = F.col("_xr_e").isNotNull()
-        cols = [
-            (
-                F.col(c)
-                if c.startswith("_xr_") or c in self.wire.lineage
-                else F.when(bad, F.col(c)).alias(c)
-            )
-            for c in routed.columns
-        ]
-        return routed.select(*cols).sortWithinPartitions("_xr_m")
+
+        def build() -> list[Column]:
+            bad = F.col("_xr_e").isNotNull()
+            return [
+                (
+                    F.col(c)
+                    if c.startswith("_xr_") or c in self.wire.lineage
+                    else F.when(bad, F.col(c)).alias(c)
+                )
+                for c in columns
+            ]
+
+        columns = tuple(routed.columns)
+        select = self._memo(("cacheable", columns), build)
+        return routed.select(*select).sortWithinPartitions("_xr_m")
 
 
 def _wrapped(text: Column) -> Column:
