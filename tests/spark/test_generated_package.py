@@ -67,3 +67,26 @@ def test_generated_spark_module_decodes_produced_events(
     assert outputs[STARTED].columns[: len(spark_mod.EVENT_SCHEMAS[STARTED])] == (
         spark_mod.EVENT_SCHEMAS[STARTED].fieldNames()
     )
+
+
+def test_decoder_is_reused_across_calls(spark: Any, inkjet: Any) -> None:
+    """``decode_kafka`` keeps one decoder, whose column expressions serve every later frame
+    with the same columns: a second, different frame decodes by its own rows."""
+    spark_mod = importlib.import_module("inkjet_spark.spark")
+    kafka = importlib.import_module("inkjet_spark.bindings.kafka")
+    assert spark_mod.decoder("kafka") is spark_mod.decoder("kafka")
+    assert spark_mod.decoder("kafka") is not spark_mod.decoder("json")
+    data = {"tenantid": "t1", "deviceid": "d1", "jobId": "j1", "documentName": "a.pdf"}
+    data["startTime"] = "2024-05-01T10:00:00Z"
+    seen = []
+    for device in ("first", "second"):
+        ev = inkjet.MESSAGES[STARTED].create(data, tenantid="t1", deviceid=device)
+        msg = kafka.encode(ev, topic="printers")
+        row = (msg.key, msg.value, msg.topic, 0, 0, None, 0, list(msg.headers))
+        df = spark.createDataFrame([row], spark_mod.LANDING_SCHEMAS["kafka"])
+        outputs, dead = spark_mod.decode_kafka(df)
+        seen.append([r["params"]["deviceid"] for r in outputs[STARTED].collect()])
+        assert dead.count() == 0
+    assert seen == [["first"], ["second"]]
+    built = spark_mod.decoder("kafka")._built
+    assert [key[0] for key in built] == ["route", "split"]
