@@ -66,8 +66,10 @@ the routing plan is laid out for Spark's optimizer: :meth:`SparkDecoder.route`. 
 persisting, input columns that only the dead letters read are nulled on good rows and the rows
 are sorted by definition index (:meth:`SparkDecoder._cacheable`): a smaller cache, and each
 output's filter skips the cached batches of other definitions (1M Kafka rows, 20 types on 2
-cores: about 1.4x faster). Definitions with identical checks share one error branch (a long
-``CASE`` of identical branches made routing 20 types ~1.8x slower than one). A decoder builds
+cores: about 1.4x faster). Definitions with identical checks share one error branch, and
+definitions that differ only in their CloudEvents ``type`` share one match branch that looks
+the type up in a map (:meth:`SparkDecoder._match`): code generated per definition made the
+routing stage's method too big for the JVM to compile, and 20 types ~2x slower. A decoder builds
 its column expressions once per input column list and reuses them on every later call: keep
 one decoder per stream (the generated ``decoder()`` does), since building them costs about a
 second of calls into the JVM.
@@ -78,6 +80,7 @@ from __future__ import annotations
 import functools
 import operator
 import re
+import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -469,6 +472,35 @@ def _err(reason: str, detail: Column | str) -> Column:
     return F.struct(F.lit(reason).alias("reason"), value.alias("detail"))
 
 
+#: above this many CloudEvents types in one match branch, :func:`_type_lookup` uses buckets
+_TYPES_PER_BUCKET = 16
+_TYPE_INDEX = MapType(StringType(), IntegerType())
+
+
+def _type_lookup(types: Mapping[str, int], key: Column) -> Column:
+    """``types[key]`` (``NULL`` when absent) from map literals: code of one size for any count.
+
+    Spark finds a key in a map by comparing it with each key in turn, so past
+    :data:`_TYPES_PER_BUCKET` types the map is split into buckets by ``crc32`` of the key and
+    a row compares with one bucket's keys. Spark's ``crc32`` of a string is zlib's of its UTF-8
+    bytes (Java writes ``?`` for an unpaired surrogate, as ``errors="replace"`` does).
+    """
+    buckets = -(-len(types) // _TYPES_PER_BUCKET)
+    parts: list[dict[str, int]] = [{} for _ in range(buckets)]
+    for name, index in types.items():
+        parts[zlib.crc32(name.encode("utf-8", "replace")) % buckets][name] = index
+    maps = [
+        F.create_map(*(F.lit(x) for item in part.items() for x in item)).cast(
+            _TYPE_INDEX
+        )
+        for part in parts
+    ]
+    if buckets == 1:
+        return F.try_element_at(maps[0], key)
+    bucket = (F.crc32(key) % buckets + 1).cast("int")
+    return F.try_element_at(F.element_at(F.array(*maps), bucket), key)
+
+
 def _case(
     branches: Sequence[tuple[Column, Column]], otherwise: Column | None = None
 ) -> Column:
@@ -747,6 +779,12 @@ class _Target:
         self.defn = defn
         self.dtype = dtype
         self.ce = defn.envelope is not None
+        #: the CloudEvents ``type`` when it is a literal: not absent, not a template
+        self.literal_type = (
+            defn.type
+            if self.ce and defn.type is not None and _VAR.search(defn.type) is None
+            else None
+        )
         self.bound = defn.protocol is not None and wire.family is not None
         self.applies = not self.bound or _family(defn.protocol) == wire.family
         self.required: list[str] = []
@@ -1051,12 +1089,16 @@ class SparkDecoder:
         parsed = F.col("_xr_env").isNotNull() & F.col(f"_xr_env.{_CORRUPT}").isNull()
         return F.coalesce(ok & (~F.col("_xr_s") | parsed), F.lit(False))
 
-    def _condition(self, t: _Target) -> Column:
+    def _condition(self, t: _Target, by_type: bool = True) -> Column:
+        """Whether a row passes ``t``'s checks; without its literal ``type`` unless ``by_type``.
+
+        Everything it checks besides that ``type`` is in :meth:`_checks_key`.
+        """
         conds: list[Column] = []
         if t.ce:
             conds.append(F.col("_xr_ce_ok"))
-            if t.defn.type is not None and _VAR.search(t.defn.type) is None:
-                conds.append(self._attr("type") == t.defn.type)
+            if by_type and t.literal_type is not None:
+                conds.append(self._attr("type") == t.literal_type)
         else:
             conds.append(~F.col("_xr_ce"))
         conds += [self._attr(n).isNotNull() for n in t.required]
@@ -1089,9 +1131,65 @@ class SparkDecoder:
                     seen[name] = value
         return F.coalesce(_all(conds), F.lit(False))
 
+    def _checks_key(self, t: _Target) -> tuple[object, ...]:
+        """What :meth:`_condition` checks besides a literal ``type``: equal keys, equal checks."""
+        return (
+            t.ce,
+            tuple(t.required),
+            tuple(t.constants),
+            t.content_type,
+            t.content_type is not None and self._reads_avro(t),
+            tuple((opt.path, _canonical(opt.value)) for opt in t.options),
+            tuple(t.templates),
+        )
+
     def _match(self) -> Column:
-        branches = [(self._condition(t), F.lit(t.index)) for t in self.targets]
+        """The index of the first target whose checks a row passes (``NULL``: none).
+
+        One ``CASE`` branch per :meth:`_match_entries` entry; an entry of several types looks
+        the row's type up (:func:`_type_lookup`), so the generated code does not grow with
+        the number of types. With a branch per type, 20 types made the stage's method too
+        big for the JVM to compile (over 8,000 bytes of bytecode: it runs interpreted) and
+        routing took ~2x as long as for one type.
+        """
+        branches: list[tuple[Column, Column]] = []
+        for t, types in self._match_entries():
+            if len(types) <= 1:
+                branches.append((self._condition(t), F.lit(t.index)))
+            else:
+                index = _type_lookup(types, self._attr("type"))
+                condition = index.isNotNull() & self._condition(t, by_type=False)
+                branches.append((condition, index))
         return _case(branches)
+
+    def _match_entries(self) -> list[tuple[_Target, dict[str, int]]]:
+        """The branches of :meth:`_match` in order: (target, literal type -> target index).
+
+        Targets whose checks differ only in their literal CloudEvents ``type`` share the
+        entry of the first of them (the types map to their own indexes). First match wins as
+        with one branch per target: a target joins an earlier entry only if no entry in
+        between could match a row of its type (one of the same type, or one whose type is a
+        template or absent; entries without an envelope never match a CloudEvent).
+        """
+        entries: list[tuple[_Target, dict[str, int]]] = []
+        latest: dict[tuple[object, ...], int] = {}  # checks key -> its latest entry
+        holder: dict[str, int] = {}  # type -> the latest entry that looks it up
+        barrier = -1  # the latest entry that can match a row of any type
+        for t in self.targets:
+            kind = t.literal_type
+            if kind is None:
+                if t.ce:
+                    barrier = len(entries)
+                entries.append((t, {}))
+                continue
+            key = self._checks_key(t)
+            at = latest.get(key, -1)
+            if at <= barrier or holder.get(kind, -1) > at:
+                at = latest[key] = len(entries)
+                entries.append((t, {}))
+            entries[at][1].setdefault(kind, t.index)
+            holder[kind] = at
+        return entries
 
     def _typed_columns(self) -> dict[str, Column]:
         """Column name -> the typed value of a declared non-string attribute."""

@@ -1,0 +1,125 @@
+"""The decoder's matching: shared branches for many types keep first-match order."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.spark
+
+#: 40 types with the same checks: more than one lookup bucket; some are not ASCII
+BULK = [f"bulk.{i}" if i % 3 else f"bulk.é{i}\U0001f600" for i in range(40)]
+
+
+def _defs(rt: ModuleType) -> list[Any]:
+    core = rt._core
+    A = core.AttrDef
+
+    def ce(ce_type: str, source: str | None, kind: str = "string") -> Any:
+        attrs = [A("type", kind, True, ce_type)]
+        if source is not None:
+            attrs.append(A("source", "string", True, source))
+        return core.MessageDef(
+            id=f"{ce_type}@{source}",
+            group="g",
+            envelope="CloudEvents/1.0",
+            type=ce_type,
+            attributes=tuple(attrs),
+        )
+
+    return [
+        ce("a", "/s1"),  # 0
+        ce("b", "/s1"),  # 1: joins 0
+        ce("a", "/s2"),  # 2: other checks
+        ce("c", "/s1"),  # 3: joins 0 (2 holds another type)
+        ce(
+            "t.{x}", None, "uritemplate"
+        ),  # 4: any type: nothing later joins an entry before
+        ce("d", "/s1"),  # 5: new entry after 4
+        ce("a", "/s1"),  # 6: joins 5; never matches (0 comes first)
+        ce("t.q", "/s1"),  # 7: joins 5; never matches (4 comes first)
+        ce("b", "/s2"),  # 8: the any-type entry 4 lies between it and 2: new entry
+        ce(
+            "c", "/s1"
+        ),  # 9: 0 holds c, the latest /s1 entry is 5: joins 5, never matches
+        *(ce(t, "/s3") for t in BULK),  # 10..49: one entry
+        ce("bulk.1", "/s1"),  # 50: the bulk entry, after 5, holds bulk.1: new entry
+        ce("a", "/s3"),  # 51: joins the bulk entry (5 holds a, but comes before it)
+    ]
+
+
+def test_entries_share_branches_in_order(
+    spark_rt: ModuleType, runtime_package: ModuleType
+) -> None:
+    decoder = spark_rt.SparkDecoder(_defs(runtime_package), {}, "json")
+    entries = [(t.index, types) for t, types in decoder._match_entries()]
+    assert entries == [
+        (0, {"a": 0, "b": 1, "c": 3}),
+        (2, {"a": 2}),
+        (4, {}),
+        (5, {"d": 5, "a": 6, "t.q": 7, "c": 9}),
+        (8, {"b": 8}),
+        (10, {**{t: 10 + i for i, t in enumerate(BULK)}, "a": 51}),
+        (50, {"bulk.1": 50}),
+    ]
+
+
+def test_match_is_the_first_matching_definition(
+    spark: Any, spark_rt: ModuleType, runtime_package: ModuleType
+) -> None:
+    """``_xr_m`` equals the one-branch-per-definition ``CASE`` on every combination."""
+    from pyspark.sql import functions as F
+
+    class PerDefinition(spark_rt.SparkDecoder):
+        def _match(self) -> Any:
+            branches = [(self._condition(t), F.lit(t.index)) for t in self.targets]
+            return spark_rt._case(branches)
+
+    defs = _defs(runtime_package)
+    types = ["a", "b", "c", "d", "t.q", "t.", "bulk.1", "x", *BULK, None]
+    sources = ["/s1", "/s2", "/s3", "/x"]
+    rows = []
+    for i, (ce_type, source) in enumerate(itertools.product(types, sources)):
+        event = {"specversion": "1.0", "id": str(i), "source": source}
+        if ce_type is not None:
+            event["type"] = ce_type
+        rows.append((json.dumps(event),))
+    df = spark.createDataFrame(rows, "value string")
+    ours = spark_rt.SparkDecoder(defs, {}, "json").route(df)
+    reference = PerDefinition(defs, {}, "json").route(df)
+    got = {
+        r["_xr_a_id"]: r["_xr_m"] for r in ours.select("_xr_a_id", "_xr_m").collect()
+    }
+    want = {
+        r["_xr_a_id"]: r["_xr_m"]
+        for r in reference.select("_xr_a_id", "_xr_m").collect()
+    }
+    assert got == want and len(got) == len(rows)
+    # the cases the entries are about
+    by_key = {
+        (t, s): got[str(i)]
+        for i, (t, s) in enumerate(itertools.product(types, sources))
+    }
+    assert by_key[("a", "/s1")] == 0 and by_key[("c", "/s1")] == 3
+    assert by_key[("t.q", "/s1")] == 4 and by_key[("d", "/s1")] == 5
+    assert by_key[("bulk.1", "/s1")] == 50 and by_key[("a", "/s3")] == 51
+    assert all(by_key[(t, "/s3")] == 10 + i for i, t in enumerate(BULK))
+    assert by_key[("x", "/s1")] is None and by_key[(None, "/s1")] is None
+
+
+def test_type_lookup_buckets_agree_with_spark_crc32(
+    spark: Any, spark_rt: ModuleType
+) -> None:
+    """The buckets are chosen in Python with zlib; Spark must pick the same at run time."""
+    from pyspark.sql import functions as F
+
+    names = [*BULK, "", "ümlaut", "x" * 300]
+    types = {n: i for i, n in enumerate(names)}
+    df = spark.createDataFrame([(n,) for n in [*names, "missing", None]], "t string")
+    lookup = spark_rt._type_lookup(types, F.col("t"))
+    got = {r["t"]: r["i"] for r in df.select("t", lookup.alias("i")).collect()}
+    assert got == {**types, "missing": None, None: None}
