@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import zlib
 from types import ModuleType
 from typing import Any
 
@@ -123,3 +124,16 @@ def test_type_lookup_buckets_agree_with_spark_crc32(
     lookup = spark_rt._type_lookup(types, F.col("t"))
     got = {r["t"]: r["i"] for r in df.select("t", lookup.alias("i")).collect()}
     assert got == {**types, "missing": None, None: None}
+
+
+def test_type_lookup_with_an_empty_bucket(spark: Any, spark_rt: ModuleType) -> None:
+    """17 types make two buckets; when all fall in one, the other is an empty map."""
+    from pyspark.sql import functions as F
+
+    even = (f"t{i}" for i in itertools.count() if zlib.crc32(f"t{i}".encode()) % 2 == 0)
+    types = {n: i for i, n in enumerate(itertools.islice(even, 17))}
+    odd = next(f"u{i}" for i in itertools.count() if zlib.crc32(f"u{i}".encode()) % 2)
+    df = spark.createDataFrame([(n,) for n in [*types, odd]], "t string")
+    lookup = spark_rt._type_lookup(types, F.col("t"))
+    got = {r["t"]: r["i"] for r in df.select("t", lookup.alias("i")).collect()}
+    assert got == {**types, odd: None}
