@@ -917,10 +917,8 @@ class SparkDecoder:
         :meth:`_memo`): building them takes thousands of calls into the JVM, about a
         second, which every streaming micro-batch would otherwise pay.
         """
-        columns = tuple(df.columns)
-        for stage in self._memo(
-            ("route", columns), lambda: self._route_stages(columns)
-        ):
+        key = ("route", tuple(df.columns))
+        for stage in self._memo(key, lambda: self._route_stages(df)):
             df = df.select(*stage)
         return df
 
@@ -941,8 +939,8 @@ class SparkDecoder:
             found = self._built[key] = build()
         return found
 
-    def _route_stages(self, columns: tuple[str, ...]) -> list[list[Column]]:
-        """The ``select`` lists of :meth:`route` for an input with ``columns``."""
+    def _route_stages(self, df: DataFrame) -> list[list[Column]]:
+        """The ``select`` lists of :meth:`route` for inputs with ``df``'s columns."""
         wire = self.wire
         # parsed wrapped, as payloads are (``_parse_wrapped``): the envelope is ``_xr_env.v``
         envelope = StructType(
@@ -983,7 +981,7 @@ class SparkDecoder:
             .alias("_xr_a_" + n)
             for n in self.attr_names
         ]
-        kept = [*columns, "_xr_g", "_xr_s", "_xr_env", *carried]
+        kept = [*df.columns, "_xr_g", "_xr_s", "_xr_env", *carried]
         stage2: list[Column | str] = [*kept, *attrs, *options]
         flags: list[Column | str] = [
             "*",
@@ -991,12 +989,8 @@ class SparkDecoder:
             self._ce_ok().alias("_xr_ce_ok"),
         ]
         guard = F.col("_xr_g") >= 0
-        typed = self._typed_columns()
-        stage3: list[Column | str] = [
-            "*",
-            F.when(guard, self._match()).alias("_xr_m"),
-            *(c.alias(n) for n, c in typed.items()),
-        ]
+        match = F.when(guard, self._match()).alias("_xr_m")
+        stage3: list[Column | str] = ["*", match, *self._typed_columns()]
         # the wrapped payload text, computed in a code-generated stage (inside ``from_json``
         # its child expressions would be interpreted row by row)
         text_of_matched = F.when(
@@ -1010,20 +1004,9 @@ class SparkDecoder:
         ]
         guard = (F.col("_xr_b") >= 0) & F.col("_xr_e0").isNull()
         stage5: list[Column | str] = ["*", *self._parse_columns(guard)]
-        # the names after stage 5, less the ones no later stage reads
-        names = [
-            *kept,
-            *("_xr_a_" + n for n in self.attr_names),
-            *options,
-            "_xr_ce",
-            "_xr_ce_ok",
-            "_xr_m",
-            *typed,
-            "_xr_e0",
-            "_xr_txt",
-            "_xr_b",
-            *self.groups.values(),
-        ]
+        # the names after stage 5 (asked of Spark once), less the ones no later stage reads
+        for stage in (lookups, stage1, stage2, flags, stage3, stage4, stage5):
+            df = df.select(*stage)
         drop = {
             "_xr_env",
             "_xr_ce",
@@ -1034,7 +1017,7 @@ class SparkDecoder:
             "_xr_e0",
             "_xr_x",
         }
-        keep = [c for c in names if c not in drop]
+        keep = [c for c in df.columns if c not in drop]
         # ``_xr_c`` stops the output filters (on ``_xr_e``) at stage 6: pushed further, they
         # would inline the payload parse into the filter and evaluate it twice
         stage6: list[Column | str] = [
@@ -1134,7 +1117,6 @@ class SparkDecoder:
     def _checks_key(self, t: _Target) -> tuple[object, ...]:
         """What :meth:`_condition` checks besides a literal ``type``: equal keys, equal checks."""
         return (
-            t.ce,
             tuple(t.required),
             tuple(t.constants),
             t.content_type,
@@ -1191,8 +1173,7 @@ class SparkDecoder:
             holder[kind] = at
         return entries
 
-    def _typed_columns(self) -> dict[str, Column]:
-        """Column name -> the typed value of a declared non-string attribute."""
+    def _typed_columns(self) -> list[Column]:
         cols = {
             f"_xr_t_{name}_{kind}": _typed(self._attr(name), kind)
             for name, kind in _CORE_KINDS.items()
@@ -1203,7 +1184,7 @@ class SparkDecoder:
                     cols.setdefault(
                         f"_xr_t_{name}_{kind}", _typed(self._attr(name), kind)
                     )
-        return cols
+        return [c.alias(n) for n, c in cols.items()]
 
     def _data_text(self) -> Column:
         env = F.col("_xr_env.v")
