@@ -36,17 +36,15 @@ def _defs(rt: ModuleType) -> list[Any]:
         ce("a", "/s1"),  # 0
         ce("b", "/s1"),  # 1: joins 0
         ce("a", "/s2"),  # 2: other checks
-        ce("c", "/s1"),  # 3: joins 0 (2 holds another type)
-        ce(
-            "t.{x}", None, "uritemplate"
-        ),  # 4: any type: nothing later joins an entry before
+        ce("c", "/s1"),  # 3: joins 0 (2, in between, does not look c up)
+        # 4: matches any type, so nothing after it joins an entry before it
+        ce("t.{x}", None, "uritemplate"),
         ce("d", "/s1"),  # 5: new entry after 4
         ce("a", "/s1"),  # 6: joins 5; never matches (0 comes first)
         ce("t.q", "/s1"),  # 7: joins 5; never matches (4 comes first)
         ce("b", "/s2"),  # 8: the any-type entry 4 lies between it and 2: new entry
-        ce(
-            "c", "/s1"
-        ),  # 9: 0 holds c, the latest /s1 entry is 5: joins 5, never matches
+        # 9: 0 holds c, but the latest /s1 entry is 5: joins 5, never matches
+        ce("c", "/s1"),
         *(ce(t, "/s3") for t in BULK),  # 10..49: one entry
         ce("bulk.1", "/s1"),  # 50: the bulk entry, after 5, holds bulk.1: new entry
         ce("a", "/s3"),  # 51: joins the bulk entry (5 holds a, but comes before it)
