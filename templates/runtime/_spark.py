@@ -55,8 +55,10 @@ definition only; Kafka header names are matched exactly (``ce_`` lower case, ``c
 the first of repeated headers wins; ``from_json`` converts a JSON number or boolean found
 where a string is declared into its text; a structured event whose ``data`` is a JSON string is
 read as the text of that string (the dispatcher validates the string itself, so a payload that
-was JSON-encoded twice is dead-lettered there and decoded here). ``decode_json`` rows carry no
-protocol, so options are not checked there.
+was JSON-encoded twice is dead-lettered there and decoded here); a payload or envelope followed
+by text that goes on with object members (``{"a":1},"b":2``) is read as the value before it
+(``_wrapped``: other text after a value is rejected). ``decode_json`` rows carry no protocol,
+so options are not checked there.
 
 Performance: without persisting, every output DataFrame re-runs the pipeline over its source
 (correct, but N outputs cost N passes). Write all outputs of one input with
@@ -264,6 +266,8 @@ _CORE = (
 )
 _REQUIRED = ("specversion", "id", "source", "type")
 _CORRUPT = "_xr_corrupt"
+#: the wrapper member after the payload (see :func:`_wrapped`)
+_END = "_xr_end"
 _NOW = "0000-01-01T00:00:00Z"
 _VAR = re.compile(r"\{([^{}]*)\}")
 _JSON_MEDIA = r"(?i)^\s*[^/\s;]+/([^/\s;]*\+)?json\s*(;.*)?$"
@@ -1069,7 +1073,7 @@ class SparkDecoder:
         ok = (self._attr("specversion") == "1.0") & ~self.wire.unsupported()
         for name in _REQUIRED[1:]:
             ok = ok & self._attr(name).isNotNull() & (self._attr(name) != "")
-        parsed = F.col("_xr_env").isNotNull() & F.col(f"_xr_env.{_CORRUPT}").isNull()
+        parsed = ~_unparsed(F.col("_xr_env"))
         return F.coalesce(ok & (~F.col("_xr_s") | parsed), F.lit(False))
 
     def _condition(self, t: _Target, by_type: bool = True) -> Column:
@@ -1236,7 +1240,9 @@ class SparkDecoder:
         if isinstance(t.dtype, StructType) and t.dtype.fields:
             corrupt = corrupt | _all(decoded[n].isNull() for n in t.dtype.fieldNames())
         as_avro = F.struct(
-            decoded.alias("v"), F.when(corrupt, F.lit("avro")).alias(_CORRUPT)
+            decoded.alias("v"),
+            F.lit(True).alias(_END),
+            F.when(corrupt, F.lit("avro")).alias(_CORRUPT),
         )
         as_json = _parse_wrapped(F.col("_xr_txt"), t.dtype)
         return F.when(self._avro_content(), as_avro).otherwise(as_json)
@@ -1252,9 +1258,7 @@ class SparkDecoder:
     def _pre_error(self) -> Column:
         """Why a row matched no definition."""
         s = F.col("_xr_s")
-        bad_json = s & (
-            F.col("_xr_env").isNull() | F.col(f"_xr_env.{_CORRUPT}").isNotNull()
-        )
+        bad_json = s & _unparsed(F.col("_xr_env"))
         branches = [
             (self.wire.unsupported(), _err(DECODE_ERROR, "unsupported-format")),
             (bad_json, _err(DECODE_ERROR, "invalid-json")),
@@ -1316,12 +1320,7 @@ class SparkDecoder:
         if t.dtype is None:
             return F.lit(None)
         parsed = F.col(self.groups[self._group_key(t)])
-        branches = [
-            (
-                parsed.isNull() | parsed[_CORRUPT].isNotNull(),
-                _err(VALIDATION_ERROR, "invalid payload"),
-            )
-        ]
+        branches = [(_unparsed(parsed), _err(VALIDATION_ERROR, "invalid payload"))]
         for cond, path in _missing_fields(parsed["v"], t.dtype, ""):
             branches.append((cond, _err(VALIDATION_ERROR, f"missing field: {path}")))
         return _case(branches)
@@ -1482,23 +1481,38 @@ class SparkDecoder:
 
 
 def _wrapped(text: Column) -> Column:
-    """``{"v":<text>}``: a payload (or envelope) as the member of a wrapper object.
+    """``{"v":<text>,"_xr_end":true}``: a payload (or envelope) as a member of a wrapper.
 
     ``from_json`` stops after the first JSON value of its input: text after it is ignored.
-    As a member of a wrapper, anything after the value breaks the wrapper's syntax, so the
-    row gets the corrupt-record field (``{"a":1} x`` is invalid JSON, as for the codecs).
+    As the first member of a wrapper, text after the value breaks the wrapper's syntax
+    (``{"a":1} x``: the row gets the corrupt-record field) or closes the wrapper before
+    the last member (``{"a":1}}``, ``{"a":1}},{...``: ``_xr_end`` stays null), so
+    :func:`_unparsed` rejects it as the codecs do. Not detected: text that goes on with
+    members of the wrapper itself (``{"a":1},"b":2``), which no JSON writer produces.
     """
-    return F.concat(F.lit('{"v":'), text, F.lit("}"))
+    return F.concat(F.lit('{"v":'), text, F.lit(f',"{_END}":true}}'))
+
+
+def _unparsed(parsed: Column) -> Column:
+    """Whether a :func:`_parse_wrapped` result is not one valid JSON value of its type."""
+    return parsed.isNull() | parsed[_CORRUPT].isNotNull() | parsed[_END].isNull()
 
 
 def _parse_wrapped(wrapped: Column, dtype: DataType | None) -> Column:
-    """``from_json`` of :func:`_wrapped` text as ``struct<v: dtype, _xr_corrupt: string>``.
+    """``from_json`` of :func:`_wrapped` text as ``struct<v, _xr_end, _xr_corrupt>``.
 
     Wrapping the payload puts the corrupt-record field beside it, so the payload itself is
     the plain field ``v`` (no struct rebuild to drop the extra field), every payload type
-    (struct, array, map, primitive) is checked the same way, and trailing text is rejected.
+    (struct, array, map, primitive) is checked the same way, and text after the value is
+    rejected (see :func:`_wrapped`).
     """
-    wrapper = StructType([StructField("v", dtype or _S), StructField(_CORRUPT, _S)])
+    wrapper = StructType(
+        [
+            StructField("v", dtype or _S),
+            StructField(_END, BooleanType()),
+            StructField(_CORRUPT, _S),
+        ]
+    )
     return F.from_json(wrapped, wrapper, _PARSE)
 
 

@@ -108,6 +108,9 @@ def _dead_rows(catalog: Any) -> list[tuple[str, tuple[Any, ...]]]:
             msg(b'{"value": 1, "unit": "C", "location": {"lat": 1}}', h),
         ),
         ("validation-error", msg(b"{broken", h)),
+        # a valid payload, then text that closes the parser's wrapper early
+        ("validation-error", msg(good.value + b"}", h)),
+        ("validation-error", msg(good.value + b'},{"x":1', h)),
         ("validation-error", msg(None, h)),
         (
             "validation-error",
@@ -338,6 +341,9 @@ _STRUCTURED = [
     ("[" + _body(',"data":{"code":3}') + "]", None),
     (json.dumps(_body(',"data":{"code":3}')), None),  # a JSON string
     (_body(',"data":{"code":3}') + " x", None),  # text after the envelope
+    (_body(',"data":{"code":3}') + "}", None),  # one brace too many
+    (_body(',"data":{"code":3}') + '},{"a":1', None),
+    (_body(',"data":{"code":3}}'), None),  # the brace too many inside
     (_body(',"data":{"a":1.50,"b":[true,null]}', _BLOB), "com.acme.Blob"),
     (_body(',"datacontenttype":"text/plain","data":"hello"', _BLOB), "com.acme.Blob"),
     (_body(',"data_base64":"AAEC"', _BLOB), "com.acme.Blob"),
