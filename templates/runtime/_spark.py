@@ -478,7 +478,7 @@ def _err(reason: str, detail: Column | str) -> Column:
 
 #: above this many CloudEvents types in one match branch, :func:`_type_lookup` uses buckets
 _TYPES_PER_BUCKET = 16
-_TYPE_INDEX = MapType(StringType(), IntegerType())
+_TYPE_INDEX = MapType(_S, IntegerType())
 
 
 def _type_lookup(types: Mapping[str, int], key: Column) -> Column:
@@ -1162,19 +1162,19 @@ class SparkDecoder:
         holder: dict[str, int] = {}  # type -> the latest entry that looks it up
         barrier = -1  # the latest entry that can match a row of any type
         for t in self.targets:
-            kind = t.literal_type
-            if kind is None:
+            ce_type = t.literal_type
+            if ce_type is None:
                 if t.ce:
                     barrier = len(entries)
                 entries.append((t, {}))
                 continue
             key = self._checks_key(t)
             at = latest.get(key, -1)
-            if at <= barrier or holder.get(kind, -1) > at:
+            if at <= barrier or holder.get(ce_type, -1) > at:
                 at = latest[key] = len(entries)
                 entries.append((t, {}))
-            entries[at][1].setdefault(kind, t.index)
-            holder[kind] = at
+            entries[at][1].setdefault(ce_type, t.index)
+            holder[ce_type] = at
         return entries
 
     def _typed_columns(self) -> list[Column]:
@@ -1463,6 +1463,7 @@ class SparkDecoder:
         rows are sorted by definition index so that the cached batches' statistics let each
         output's filter skip the batches of other definitions.
         """
+        columns = tuple(routed.columns)
 
         def build() -> list[Column]:
             bad = F.col("_xr_e").isNotNull()
@@ -1475,7 +1476,6 @@ class SparkDecoder:
                 for c in columns
             ]
 
-        columns = tuple(routed.columns)
         select = self._memo(("cacheable", columns), build)
         return routed.select(*select).sortWithinPartitions("_xr_m")
 
