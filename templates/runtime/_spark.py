@@ -280,7 +280,13 @@ _TRANSIT = {
     "KAFKA": {"partition"},
     "PULSAR": {"event_time"},
 }
-_PARSE = {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": _CORRUPT}
+#: ``from_json`` options: strict JSON as the codecs read it (Spark's default accepts
+#: single-quoted strings)
+_PARSE = {
+    "mode": "PERMISSIVE",
+    "columnNameOfCorruptRecord": _CORRUPT,
+    "allowSingleQuotes": "false",
+}
 
 
 # ---------------------------------------------------------------------------------------------

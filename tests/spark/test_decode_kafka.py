@@ -108,6 +108,7 @@ def _dead_rows(catalog: Any) -> list[tuple[str, tuple[Any, ...]]]:
             msg(b'{"value": 1, "unit": "C", "location": {"lat": 1}}', h),
         ),
         ("validation-error", msg(b"{broken", h)),
+        ("validation-error", msg(b"{'value': 1, 'unit': 'C'}", h)),  # single quotes
         # a valid payload, then text that closes the parser's wrapper early
         ("validation-error", msg(good.value + b"}", h)),
         ("validation-error", msg(good.value + b'},{"x":1', h)),
@@ -344,6 +345,10 @@ _STRUCTURED = [
     (_body(',"data":{"code":3}') + "}", None),  # one brace too many
     (_body(',"data":{"code":3}') + '},{"a":1', None),
     (_body(',"data":{"code":3}}'), None),  # the brace too many inside
+    (_body(",\"data\":{'code':3}"), None),  # single-quoted JSON
+    ("{'specversion':'1.0','id':'x','source':'/alarms','type':'com.acme.Alarm'}", None),
+    (_body(',"data":{"code":3,"message":"a\tb"}'), None),  # a raw control character
+    (_body(',"id":"y","data":{"code":3}'), "com.acme.Alarm"),  # the last one wins
     (_body(',"data":{"a":1.50,"b":[true,null]}', _BLOB), "com.acme.Blob"),
     (_body(',"datacontenttype":"text/plain","data":"hello"', _BLOB), "com.acme.Blob"),
     (_body(',"data_base64":"AAEC"', _BLOB), "com.acme.Blob"),
