@@ -16,7 +16,11 @@ Measured (each forces full evaluation with ``df.write.format("noop")``):
 - ``generic 1 type, foreachBatch``: the writer helper (persist, typed output + dead letters);
 - ``generic 20 types, foreachBatch``: 20 definitions, all 21 outputs written from one pass;
 - ``python UDF 1 type``: a Python UDF doing the same decode (``--udf-rows`` rows, default
-  200,000, throughput extrapolated per row).
+  200,000, throughput extrapolated per row);
+- ``native 1 type, structured`` and ``generic 1 type, structured``: the same events in
+  structured mode (``application/cloudevents+json`` envelopes), hand-written (one
+  ``from_json`` of the envelope with a typed ``data``) and generic. No target; printed so
+  that a change that moves cost between the modes shows.
 
 Targets: generic >= 0.9x native per row; generic >= 15x the UDF; 20 types <= 2x one type.
 Run: ``make bench`` or ``PYSPARK_PYTHON=.venv/bin/python .venv/bin/python bench/bench_spark.py``.
@@ -129,6 +133,38 @@ def make_data(spark: Any, rt: Any, rows: int, types: int, path: str) -> None:
     df.write.mode("overwrite").parquet(path)
 
 
+def make_structured(spark: Any, binary_path: str, path: str) -> None:
+    """The rows of ``binary_path`` as structured-mode records (envelope JSON as value)."""
+    from pyspark.sql import functions as F
+
+    def h(name: str) -> Any:
+        pos = F.array_position(F.col("headers.key"), name).cast("int") - 1
+        return F.get(F.col("headers.value"), pos).cast("string")
+
+    envelope = F.to_json(
+        F.struct(
+            *(h("ce_" + n).alias(n) for n in ("specversion", "id", "source", "type")),
+            h("ce_time").alias("time"),
+            h("content-type").alias("datacontenttype"),
+            F.parse_json(F.col("value").cast("string")).alias("data"),
+        )
+    )
+    ct = F.struct(
+        F.lit("content-type").alias("key"),
+        F.lit("application/cloudevents+json").cast("binary").alias("value"),
+    )
+    spark.read.parquet(binary_path).select(
+        "key",
+        envelope.cast("binary").alias("value"),
+        "topic",
+        "partition",
+        "offset",
+        "timestamp",
+        "timestampType",
+        F.array(ct).alias("headers"),
+    ).write.mode("overwrite").parquet(path)
+
+
 def definitions(rt: Any, types: int) -> tuple[tuple[Any, ...], dict[str, Any]]:
     from pyspark.sql.types import StructType
 
@@ -171,6 +207,38 @@ def native_one_type(df: Any, schema: Any) -> Any:
         "offset",
         "timestamp",
     ).where(F.col("type") == "com.example.Type0")
+
+
+def native_structured(df: Any, schema: Any) -> Any:
+    """What a user would write by hand for one type in structured mode."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StringType, StructField, StructType
+
+    names = ("specversion", "id", "source", "type", "time", "datacontenttype")
+    envelope = StructType(
+        [StructField(n, StringType()) for n in names] + [StructField("data", schema)]
+    )
+    # parsed once into a column, then read (a field of the ``from_json`` expression itself,
+    # per column, would parse the envelope once per column)
+    parsed = F.from_json(F.col("value").cast("string"), envelope).alias("e")
+    e = F.col("e")
+    return (
+        df.select(parsed, "topic", "partition", "offset", "timestamp")
+        .select(
+            e["specversion"].alias("specversion"),
+            e["id"].alias("id"),
+            e["source"].alias("source"),
+            e["type"].alias("type"),
+            e["time"].try_cast("timestamp").alias("time"),
+            e["datacontenttype"].alias("datacontenttype"),
+            e["data"].alias("data"),
+            "topic",
+            "partition",
+            "offset",
+            "timestamp",
+        )
+        .where(F.col("type") == "com.example.Type0")
+    )
 
 
 def udf_one_type(df: Any, schema: Any) -> Any:
@@ -250,11 +318,16 @@ def main() -> None:
     sp = importlib.import_module("xrbench_rt._spark")
     one_path = os.path.join(args.dir, f"one-{args.rows}")
     all_path = os.path.join(args.dir, f"all-{args.rows}")
+    structured_path = os.path.join(args.dir, f"structured-{args.rows}")
     for path, types in ((one_path, 1), (all_path, N_TYPES)):
         if not os.path.exists(os.path.join(path, "_SUCCESS")):
             shutil.rmtree(path, ignore_errors=True)
             make_data(spark, rt, args.rows, types, path)
+    if not os.path.exists(os.path.join(structured_path, "_SUCCESS")):
+        shutil.rmtree(structured_path, ignore_errors=True)
+        make_structured(spark, one_path, structured_path)
     one = spark.read.parquet(one_path)
+    structured = spark.read.parquet(structured_path)
     mixed = spark.read.parquet(all_path)
     udf_input = one.limit(args.udf_rows)
     defs1, schemas1 = definitions(rt, 1)
@@ -276,6 +349,9 @@ def main() -> None:
 
     dec20.foreach_batch(count_writer)(mixed, 0)
     assert sum(counts.values()) == args.rows and counts["None"] == 0, counts
+    counts.clear()
+    dec1.foreach_batch(count_writer)(structured, 0)
+    assert counts == {"com.example.Type0": args.rows, "None": 0}, counts
 
     cases: list[tuple[str, int, Callable[[], None]]] = [
         ("native 1 type", args.rows, lambda: noop(native_one_type(one, schema))),
@@ -298,6 +374,16 @@ def main() -> None:
             "python UDF 1 type",
             args.udf_rows,
             lambda: noop(udf_one_type(udf_input, schema)),
+        ),
+        (
+            "native 1 type, structured",
+            args.rows,
+            lambda: noop(native_structured(structured, schema)),
+        ),
+        (
+            "generic 1 type, structured",
+            args.rows,
+            lambda: noop(dec1.decode(structured)[0]["com.example.Type0"]),
         ),
     ]
     # Round-robin repeats (best time per case) so that load from other processes on the
@@ -344,6 +430,13 @@ def main() -> None:
     one_t = 1 / results["generic 1 type, foreachBatch"]
     all_t = 1 / results["generic 20 types, foreachBatch"]
     print(f"20 types / 1 type (time per row)  {all_t / one_t:6.2f}x   (target <= 2x)")
+    native_s = "native 1 type, structured"
+    generic_s = "generic 1 type, structured"
+    print(
+        "structured: generic / native      "
+        f"{results[generic_s] / results[native_s]:6.2f}x   (JVM CPU"
+        f" {cpu[native_s] / cpu[generic_s]:.2f}x; no target)"
+    )
     spark.stop()
 
 
