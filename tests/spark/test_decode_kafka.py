@@ -348,7 +348,8 @@ _STRUCTURED = [
     (_body(",\"data\":{'code':3}"), None),  # single-quoted JSON
     ("{'specversion':'1.0','id':'x','source':'/alarms','type':'com.acme.Alarm'}", None),
     (_body(',"data":{"code":3,"message":"a\tb"}'), None),  # a raw control character
-    (_body(',"id":"y","data":{"code":3}'), "com.acme.Alarm"),  # the last one wins
+    # a member twice: the last one wins (the payload tells which one was read)
+    (_body(',"data":{"code":1},"data":{"code":3}'), "com.acme.Alarm"),
     (_body(',"data":{"a":1.50,"b":[true,null]}', _BLOB), "com.acme.Blob"),
     (_body(',"datacontenttype":"text/plain","data":"hello"', _BLOB), "com.acme.Blob"),
     (_body(',"data_base64":"AAEC"', _BLOB), "com.acme.Blob"),
