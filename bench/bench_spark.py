@@ -133,19 +133,41 @@ def make_data(spark: Any, rt: Any, rows: int, types: int, path: str) -> None:
     df.write.mode("overwrite").parquet(path)
 
 
+#: the attributes the hand-written pipelines read: (name, Kafka header in binary mode)
+ATTRIBUTES = (
+    ("specversion", "ce_specversion"),
+    ("id", "ce_id"),
+    ("source", "ce_source"),
+    ("type", "ce_type"),
+    ("time", "ce_time"),
+    ("datacontenttype", "content-type"),
+)
+
+
+def header(name: str) -> Any:
+    """The text of the Kafka header ``name`` (``NULL`` when absent)."""
+    from pyspark.sql import functions as F
+
+    pos = F.array_position(F.col("headers.key"), name).cast("int") - 1
+    return F.get(F.col("headers.value"), pos).cast("string")
+
+
+def event_columns(attribute: Callable[[str], Any], data: Any) -> list[Any]:
+    """The hand-written pipelines' output: attributes (``time`` typed), data, lineage."""
+    cols = [
+        (attribute(n).try_cast("timestamp") if n == "time" else attribute(n)).alias(n)
+        for n, _ in ATTRIBUTES
+    ]
+    return [*cols, data.alias("data"), "topic", "partition", "offset", "timestamp"]
+
+
 def make_structured(spark: Any, binary_path: str, path: str) -> None:
     """The rows of ``binary_path`` as structured-mode records (envelope JSON as value)."""
     from pyspark.sql import functions as F
 
-    def h(name: str) -> Any:
-        pos = F.array_position(F.col("headers.key"), name).cast("int") - 1
-        return F.get(F.col("headers.value"), pos).cast("string")
-
     envelope = F.to_json(
         F.struct(
-            *(h("ce_" + n).alias(n) for n in ("specversion", "id", "source", "type")),
-            h("ce_time").alias("time"),
-            h("content-type").alias("datacontenttype"),
+            *(header(wire).alias(n) for n, wire in ATTRIBUTES),
             F.parse_json(F.col("value").cast("string")).alias("data"),
         )
     )
@@ -190,23 +212,11 @@ def native_one_type(df: Any, schema: Any) -> Any:
     """What a user would write by hand for one type."""
     from pyspark.sql import functions as F
 
-    def h(name: str) -> Any:
-        pos = F.array_position(F.col("headers.key"), name).cast("int") - 1
-        return F.get(F.col("headers.value"), pos).cast("string")
-
-    return df.select(
-        h("ce_specversion").alias("specversion"),
-        h("ce_id").alias("id"),
-        h("ce_source").alias("source"),
-        h("ce_type").alias("type"),
-        h("ce_time").try_cast("timestamp").alias("time"),
-        h("content-type").alias("datacontenttype"),
-        F.from_json(F.col("value").cast("string"), schema).alias("data"),
-        "topic",
-        "partition",
-        "offset",
-        "timestamp",
-    ).where(F.col("type") == "com.example.Type0")
+    wire = dict(ATTRIBUTES)
+    data = F.from_json(F.col("value").cast("string"), schema)
+    return df.select(*event_columns(lambda n: header(wire[n]), data)).where(
+        F.col("type") == "com.example.Type0"
+    )
 
 
 def native_structured(df: Any, schema: Any) -> Any:
@@ -214,9 +224,9 @@ def native_structured(df: Any, schema: Any) -> Any:
     from pyspark.sql import functions as F
     from pyspark.sql.types import StringType, StructField, StructType
 
-    names = ("specversion", "id", "source", "type", "time", "datacontenttype")
     envelope = StructType(
-        [StructField(n, StringType()) for n in names] + [StructField("data", schema)]
+        [StructField(n, StringType()) for n, _ in ATTRIBUTES]
+        + [StructField("data", schema)]
     )
     # parsed once into a column, then read (a field of the ``from_json`` expression itself,
     # per column, would parse the envelope once per column)
@@ -224,19 +234,7 @@ def native_structured(df: Any, schema: Any) -> Any:
     e = F.col("e")
     return (
         df.select(parsed, "topic", "partition", "offset", "timestamp")
-        .select(
-            e["specversion"].alias("specversion"),
-            e["id"].alias("id"),
-            e["source"].alias("source"),
-            e["type"].alias("type"),
-            e["time"].try_cast("timestamp").alias("time"),
-            e["datacontenttype"].alias("datacontenttype"),
-            e["data"].alias("data"),
-            "topic",
-            "partition",
-            "offset",
-            "timestamp",
-        )
+        .select(*event_columns(lambda n: e[n], e["data"]))
         .where(F.col("type") == "com.example.Type0")
     )
 
