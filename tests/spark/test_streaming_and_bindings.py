@@ -275,3 +275,41 @@ def test_percent_encoding_verdicts_match_the_codecs(
         n = int(next(h["value"] for h in r["headers"] if h["key"] == "x-row"))
         got.append((n, None))
     assert sorted(got) == expected
+
+
+def test_http_batch_bodies_are_unsupported_before_any_json_error(
+    spark: Any, spark_rt: Any, catalog: Any
+) -> None:
+    """``application/cloudevents-batch+json`` is reported as an unsupported mode whatever the
+    body holds (the HTTP codec's ``decode`` rejects a batch before reading it), also when
+    the envelope is read with a typed ``data`` that does not fit (a payload of the wrong
+    type, a syntax error inside ``data``) and would otherwise be parsed again as a JSON
+    check. One definition: every envelope is read typed (with several, the ``type`` read
+    first by ``get_json_object`` is null for broken JSON, which selects text ``data``).
+    """
+    event = (
+        '{"specversion":"1.0","id":"x","source":"/alarms","type":"com.acme.Alarm",'
+        '"data":{"code":"not an integer"}}'
+    )
+    broken = event.replace('"not an integer"', "3,")  # {"code":3,}
+    bodies = ["[" + event + "]", event, event[:-2], broken]
+    ct = [{"key": "Content-Type", "value": "application/cloudevents-batch+json"}]
+    rows = [
+        {
+            "method": "POST",
+            "path": "/in",
+            "headers": ct,
+            "body": b.encode(),
+            "status": None,
+        }
+        for b in bodies
+    ]
+    df = spark.createDataFrame(rows, spark_rt.LANDING_SCHEMAS["http"])
+    alarm = [d for d in catalog.defs if d.id == "com.acme.Alarm"]
+    decoder = spark_rt.SparkDecoder(alarm, catalog.schemas, "http")
+    assert decoder.envelopes == ({"com.acme.Alarm": 1}, 1)  # one typed variant
+    outputs, dead = decoder.decode(df)
+    assert sum(frame.count() for frame in outputs.values()) == 0
+    assert [(r["reason"], r["detail"]) for r in dead.collect()] == [
+        ("decode-error", "unsupported-format")
+    ] * 4
