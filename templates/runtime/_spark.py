@@ -56,7 +56,7 @@ Differences from the Python dispatcher: the payload is checked against the FIRST
 definition only; Kafka header names are matched exactly (``ce_`` lower case, ``content-type``);
 the first of repeated headers wins; ``from_json`` converts a JSON number or boolean found
 where a string is declared into its text; when an envelope is parsed with ``data`` as text
-(the two-parse layout, see :meth:`SparkDecoder.route`), a ``data`` that is a JSON string is
+(see :meth:`SparkDecoder._envelope_choice`), a ``data`` that is a JSON string is
 read as the text of that string (the dispatcher validates the string itself, so a payload that
 was JSON-encoded twice is dead-lettered there and decoded here); an envelope with two ``type``
 members that select different envelope variants is dead-lettered (``decode-error``,
@@ -891,7 +891,7 @@ class SparkDecoder:
         #: the envelope type whose ``data`` is that group's payload type (variant ``i + 1``)
         self.json_groups = [n for (kind, _), n in self.groups.items() if kind == "json"]
         self.variant = {t.index: self._variant(t) for t in self.targets}
-        #: see :meth:`_envelope_choice`; ``None``: the two-parse layout
+        #: see :meth:`_envelope_choice`; ``None``: envelopes are read with ``data`` as text
         self.envelopes = self._envelope_choice()
         #: what :meth:`_memo` built, by key
         self._built: dict[tuple[Any, ...], Any] = {}
@@ -979,9 +979,10 @@ class SparkDecoder:
 
         A typed envelope is one parse for a structured row where text ``data`` needs two:
         1M structured Kafka rows went from 0.64x to 0.80x (and 0.77x to 0.90x in a second
-        run) of a hand-written pipeline (JVM CPU, same run). Parsing binary payloads in stage 2 as well (matched before it) was
-        tried: stages 3 to 5 then form one generated method over the JVM's 8,000-byte limit
-        for compiling it, and with a stage boundary put back the gain was within the noise.
+        run) of a hand-written pipeline (JVM CPU, same run). Parsing binary payloads in
+        stage 2 as well (matched before it) was tried: stages 3 to 5 then form one generated
+        method over the JVM's 8,000-byte limit for compiling it, and with a stage boundary
+        put back the gain was within the noise.
 
         ``spark_partition_id()`` columns (``_xr_g``, ``_xr_b``, ``_xr_c``; never negative)
         are nondeterministic, and each later stage references one: that keeps Spark's
@@ -1126,8 +1127,7 @@ class SparkDecoder:
         """(variant, column, envelope type) of every envelope variant a row can select."""
         if self.envelopes is None:
             return [(0, "_xr_env", self._envelope_type(_S))]
-        types, default = self.envelopes
-        used = set(types.values()) | {default}
+        used = self._used_variants()
         out: list[tuple[int, str, DataType]] = []
         if 0 in used:
             out.append((0, "_xr_env", self._envelope_type(_S)))
@@ -1136,6 +1136,13 @@ class SparkDecoder:
                 data = self._group_type(name)
                 out.append((j, f"_xr_q{j}", self._envelope_type(data)))
         return out
+
+    def _used_variants(self) -> set[int]:
+        """The envelope variants a structured row can select (:meth:`_envelope_choice`)."""
+        if self.envelopes is None:
+            return {0}
+        types, default = self.envelopes
+        return set(types.values()) | {default}
 
     def _group_type(self, name: str) -> DataType:
         """The payload type of parse group ``name``."""
@@ -1191,6 +1198,10 @@ class SparkDecoder:
         """(variant, parsed envelope column) of each envelope variant."""
         return [(j, F.col(name)) for j, name, _ in self._envelope_variants()]
 
+    def _env_column(self, variant: int) -> Column | None:
+        """The parsed envelope column of ``variant`` (``None``: no row selects it)."""
+        return dict(self._env_columns()).get(variant)
+
     def _env_attr(self, name: str) -> Column:
         """The text of attribute ``name`` in a structured row's envelope (whichever variant)."""
         values = [env["v"][name] for _, env in self._env_columns()]
@@ -1213,12 +1224,9 @@ class SparkDecoder:
         look the same, and a second parse tells them apart (:meth:`_recheck`).
         """
 
-        def ok(j: int, env: Column) -> Column:
-            if j == 0:
-                return ~_unparsed(env)
-            return env.isNotNull() & env["v"].isNotNull() & env[_END].isNotNull()
-
-        return self._by_variant(ok)
+        return self._by_variant(
+            lambda j, env: ~_unparsed(env) if j == 0 else _typed_read(env)
+        )
 
     def _recheck(self) -> Column:
         """Whether a row's verdict depends on whether its envelope is valid JSON: read as an
@@ -1226,25 +1234,20 @@ class SparkDecoder:
         parse stage parses these rows again with ``data`` as text (``_xr_rp``); an
         unsupported content mode (HTTP batch) is reported before any JSON error."""
 
-        def corrupt(j: int, env: Column) -> Column:
-            return F.lit(False) if j == 0 else env[_CORRUPT].isNotNull()
+        def ambiguous(j: int, env: Column) -> Column:
+            if j == 0:
+                return F.lit(False)
+            return _typed_read(env) & env[_CORRUPT].isNotNull()
 
         if self.envelopes is None:
             return F.lit(False)
-        ambiguous = (
-            self._env_ok() & self._by_variant(corrupt) & ~self.wire.unsupported()
-        )
-        return F.coalesce(F.col("_xr_s") & ambiguous, F.lit(False))
+        checked = self._by_variant(ambiguous) & ~self.wire.unsupported()
+        return F.coalesce(F.col("_xr_s") & checked, F.lit(False))
 
     def _typed_envelope(self, t: _Target) -> Column | None:
         """The envelope column of ``t``'s variant when it has a typed ``data``."""
         j = self.variant[t.index]
-        if not t.ce or j <= 0:
-            return None
-        for variant, env in self._env_columns():
-            if variant == j:
-                return env
-        return None
+        return self._env_column(j) if t.ce and j > 0 else None
 
     def _payload(self, t: _Target) -> tuple[Column, Column]:
         """(the payload value, whether it is not a valid value of ``t``'s type) of a row
@@ -1394,9 +1397,10 @@ class SparkDecoder:
         )
 
     def _data_bytes(self) -> Column:
-        if self._env_columns()[0][0] != 0:  # no envelope is read with ``data`` as text
+        text_data = self._env_column(0)  # the envelope with ``data`` as text
+        if text_data is None:  # no structured row selects it
             return self.wire.payload_bytes()
-        env = F.col("_xr_env")["v"]
+        env = text_data["v"]
         return F.when(
             F.col("_xr_s"),
             F.coalesce(
@@ -1409,11 +1413,9 @@ class SparkDecoder:
         """The envelope variant that a CloudEvents ``type`` selects (:meth:`_envelope_choice`);
         ``None`` when there is one variant (or envelopes are read with ``data`` as text).
         """
-        if self.envelopes is None:
+        if self.envelopes is None or len(self._used_variants()) == 1:
             return None
         types, default = self.envelopes
-        if len(set(types.values()) | {default}) == 1:
-            return None
         return F.coalesce(_type_lookup(types, ce_type), F.lit(default))
 
     def _parse_columns(self, guard: Column) -> list[Column]:
@@ -1717,6 +1719,12 @@ def _wrapped(text: Column) -> Column:
     members of the wrapper itself (``{"a":1},"b":2``), which no JSON writer produces.
     """
     return F.concat(F.lit('{"v":'), text, F.lit(f',"{_END}":true}}'))
+
+
+def _typed_read(envelope: Column) -> Column:
+    """Whether an envelope parsed with a typed ``data`` was read as one JSON object (its
+    corrupt-record field may be set: see ``SparkDecoder._env_ok``)."""
+    return envelope.isNotNull() & envelope["v"].isNotNull() & envelope[_END].isNotNull()
 
 
 def _unparsed(parsed: Column) -> Column:

@@ -374,16 +374,17 @@ def _payload_json(data: Any) -> Any:
     return data
 
 
-#: ``data`` holding a JSON string of JSON text: the two-parse layout reads the text inside the
-#: string (a documented difference from the dispatcher); a typed envelope rejects it as the
-#: dispatcher does
+#: ``data`` holding a JSON string of JSON text: an envelope read with ``data`` as text gives the
+#: text inside the string (a documented difference from the dispatcher); a typed envelope
+#: rejects it as the dispatcher does
 _JSON_STRING_DATA = (_body(',"data":"{\\"code\\":3}"'), None)
 
 
 #: how the decoder under test parses envelopes (``SparkDecoder.route``): the catalog's three
 #: types select three envelope variants (read with ``get_json_object`` first); the Alarm
-#: definition alone (one variant: nothing is read before the parse); the two-parse plan
-_LAYOUTS = ["variant by type", "one variant", "two parses"]
+#: definition alone (one variant: nothing is read before the parse); ``data`` read as text and
+#: parsed after the match
+_LAYOUTS = ["variant by type", "one variant", "data as text"]
 
 
 @pytest.mark.parametrize("layout", _LAYOUTS)
@@ -398,7 +399,7 @@ def test_structured_envelope_verdicts_match_the_dispatcher(
     rt = catalog.rt
     dispatch = importlib.import_module(rt.__name__ + "._dispatch")
     ct = [("content-type", b"application/cloudevents+json")]
-    cases = _STRUCTURED + ([_JSON_STRING_DATA] if layout != "two parses" else [])
+    cases = _STRUCTURED + ([_JSON_STRING_DATA] if layout != "data as text" else [])
     messages = [
         rt._core.KafkaMessage("alarms", None, body.encode(), tuple(ct), 0)
         for body, _ in cases
@@ -437,11 +438,11 @@ def test_structured_envelope_verdicts_match_the_dispatcher(
     ]
     df = kafka_df([catalog.row(m, n) for n, m in enumerate(messages)])
     decoder = spark_rt.SparkDecoder(chosen, catalog.schemas, "kafka")
-    variants = {"variant by type": 3, "one variant": 1, "two parses": 3}[layout]
+    variants = {"variant by type": 3, "one variant": 1, "data as text": 3}[layout]
     assert decoder.envelopes is not None
     types, default = decoder.envelopes
     assert len(set(types.values()) | {default}) == variants
-    if layout == "two parses":  # what the decoder builds without a variant choice
+    if layout == "data as text":  # what the decoder builds without a variant choice
         decoder.envelopes = None
     outputs, dead = decoder.decode(df)
     got: dict[int, tuple[str, Any]] = {}
@@ -504,7 +505,7 @@ def test_envelope_variant_choice(catalog: Any, spark_rt: Any) -> None:
     twin = replace(alarm, id="com.acme.Alarm2", type="com.acme.Alarm2")
     schemas[twin.id] = schemas[alarm.id]
     assert choice(alarm, twin) == ({"com.acme.Alarm": 1, "com.acme.Alarm2": 1}, 1)
-    # one type, two payload types (told apart by other attributes): two parses
+    # one type, two payload types (told apart by other attributes): data as text
     other = replace(alarm, id="com.acme.Alarm3")
     schemas[other.id] = StructType([StructField("x", schemas[alarm.id])])
     assert choice(alarm, other) is None
