@@ -349,7 +349,8 @@ _STRUCTURED = [
     ("{'specversion':'1.0','id':'x','source':'/alarms','type':'com.acme.Alarm'}", None),
     (_body(',"data":{"code":3,"message":"a\tb"}'), None),  # a raw control character
     # JSON syntax errors inside ``data`` and after it: with ``data`` typed, Spark reads on
-    # past them (the dead letters parse again to tell them from a payload of a wrong type)
+    # past them (the payload stage parses such rows again to tell them from a payload of a
+    # wrong type)
     (_body(',"data":{"code":3,}'), None),
     (_body(',"data":{"code":"3",}'), None),
     (_body(',"data":{"code":3} ,"x":"a" "b"'), None),
