@@ -984,10 +984,10 @@ class SparkDecoder:
         method over the JVM's 8,000-byte limit for compiling it, and with a stage boundary
         put back the gain was within the noise.
 
-        ``spark_partition_id()`` columns (``_xr_g``, ``_xr_b``, ``_xr_c``; never negative)
-        are nondeterministic, and each later stage references one: that keeps Spark's
-        optimizer from merging a ``from_json`` projection with its neighbours and from
-        pushing the output filters below a parse (which would evaluate it twice). On 1M
+        ``spark_partition_id()`` (never negative) is nondeterministic: the columns ``_xr_g``
+        and ``_xr_b``, referenced by each later stage, keep Spark's optimizer from merging a
+        ``from_json`` projection with its neighbours, and the guard of the final error keeps
+        the output filters above the last stage (see the comment there). On 1M
         Kafka rows this layout took the generic decoder from 0.69x to about 0.8x of a
         hand-written pipeline that validates nothing (``bench/bench_spark.py``).
 
@@ -1104,16 +1104,14 @@ class SparkDecoder:
         if self.envelopes is None:
             drop |= {"_xr_s", "_xr_k", *envelopes, "_xr_rc"}
         keep = [c for c in df.columns if c not in drop]
-        # ``_xr_c`` stops the output filters (on ``_xr_e``) at stage 6: pushed further, they
-        # would inline the payload parse into the filter and evaluate it twice
-        stage6: list[Column | str] = [
-            *keep,
-            "_xr_e0",
-            F.spark_partition_id().alias("_xr_c"),
-        ]
-        error = F.when(F.col("_xr_c") >= 0, self._error())
+        # ``spark_partition_id()`` keeps the output filters (on ``_xr_e``) above this stage, so
+        # the error is computed once, here. Pushed below it, a filter would carry the error
+        # expression itself: Spark then infers a second copy of it from the ``_xr_m`` test
+        # beside it (two evaluations per good row and twice the generated code), and pushed
+        # further it would inline the payload parse into the filter and evaluate it twice
+        error = F.when(F.spark_partition_id() >= 0, self._error())
         final: list[Column | str] = [*keep, error.alias("_xr_e")]
-        stages = [lookups, stage1, stage2, flags, stage3, stage4, stage5, stage6, final]
+        stages = [lookups, stage1, stage2, flags, stage3, stage4, stage5, final]
         return [self._columns(stage) for stage in stages]
 
     def _envelope_type(self, data: DataType) -> StructType:
@@ -1544,17 +1542,21 @@ class SparkDecoder:
             branches.append((cond, _err(VALIDATION_ERROR, f"missing field: {path}")))
         return _case(branches)
 
-    def _shared(self) -> list[tuple[Column, _Target]]:
-        """(condition on ``_xr_m``, representative target) per set of targets with the same checks.
+    def _shared(self, payload: bool = False) -> list[tuple[Column, _Target]]:
+        """(condition on ``_xr_m``, representative target) per set of targets checked alike.
 
-        Targets whose checks are identical (same typed attributes, same payload parse group)
-        share one branch: with many definitions of one payload type this keeps the
-        generated code small (a 20-branch ``CASE`` of identical checks is ~2x slower).
+        Targets whose checks are identical share one branch: with many definitions of one
+        payload type this keeps the generated code small (a 20-branch ``CASE`` of identical
+        checks is ~2x slower). Before the payload parse (:meth:`_target_error`) the checks
+        are the typed attributes and the payload parse group; after it (``payload``,
+        :meth:`_payload_error`) the payload parse group alone.
         """
         shared: dict[tuple[object, ...], list[_Target]] = {}
         for t in self.targets:
-            checks = tuple((n, k) for n, k in t.kinds.items() if k in _TYPED_KINDS)
-            shared.setdefault((checks, self._group_key(t)), []).append(t)
+            key: tuple[object, ...] = (self._group_key(t), t.ce)
+            if not payload:
+                key += (tuple((n, k) for n, k in t.kinds.items() if k in _TYPED_KINDS),)
+            shared.setdefault(key, []).append(t)
         return [
             (F.col("_xr_m").isin([t.index for t in ts]), ts[0])
             for ts in shared.values()
@@ -1582,8 +1584,11 @@ class SparkDecoder:
 
     def _error(self) -> Column:
         """The error struct of a row (``NULL`` when good)."""
-        per_target = [(cond, self._payload_error(t)) for cond, t in self._shared()]
-        error = F.coalesce(F.col("_xr_e0"), _case(per_target))
+        shared = self._shared(payload=True)
+        per_target = [(cond, self._payload_error(t)) for cond, t in shared]
+        # a row without an error before the parse is matched: with one branch, no test
+        payload = per_target[0][1] if len(per_target) == 1 else _case(per_target)
+        error = F.coalesce(F.col("_xr_e0"), payload)
         if self.envelopes is None:
             return error
         # a typed ``data`` that did not fit in an envelope that is not valid JSON either

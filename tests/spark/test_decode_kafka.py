@@ -515,3 +515,25 @@ def test_envelope_variant_choice(catalog: Any, spark_rt: Any) -> None:
     schemas[untyped.id] = schemas[alarm.id]
     assert choice(twin, untyped) == ({"com.acme.Alarm2": 1}, 1)
     assert choice(reading, untyped) is None
+
+
+def test_a_typed_output_computes_the_error_once(
+    catalog: Any, kafka_df: Any, spark_rt: Any
+) -> None:
+    """The output filters test the materialized error column: pushed below the last stage,
+    the filter carried the error expression, and Spark inferred a second copy of it from
+    the ``_xr_m`` test beside it (two evaluations per good row, twice the generated code).
+    """
+    outputs, dead = spark_rt.decode_kafka(
+        kafka_df(_rows(catalog)), catalog.defs, catalog.schemas
+    )
+    groups = spark_rt.SparkDecoder(catalog.defs, catalog.schemas, "kafka").json_groups
+    assert len(groups) == 2  # Reading, Alarm
+    for frame in [*outputs.values(), dead]:
+        plan = frame._jdf.queryExecution().executedPlan().toString()
+        filters = [line for line in plan.splitlines() if "Filter " in line]
+        assert filters, plan
+        for line in filters:  # the error expression (its payload branch) is not there
+            assert "_xr_e" in line and "invalid payload" not in line, line
+        # computed in one place: one payload branch per JSON payload type
+        assert plan.count("invalid payload") == len(groups), plan
