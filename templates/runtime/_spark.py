@@ -1244,8 +1244,8 @@ class SparkDecoder:
 
     def _typed_envelope(self, t: _Target) -> Column | None:
         """The envelope column of ``t``'s variant when it has a typed ``data``."""
-        j = self.variant[t.index]
-        return self._env_column(j) if t.ce and j > 0 else None
+        j = self._typed_variant(t)
+        return self._env_column(j) if j else None
 
     def _payload(self, t: _Target) -> tuple[Column, Column]:
         """(the payload value, whether it is not a valid value of ``t``'s type) of a row
@@ -1495,37 +1495,62 @@ class SparkDecoder:
             branches.append((~ce, _err(UNKNOWN_TYPE, "not a CloudEvent")))
         return _case(branches, _err(NO_MATCH, described))
 
-    def _target_error(self, t: _Target) -> Column:
-        """Why a row matched to ``t`` is not good, as far as known before its payload parse.
-
-        Attribute types, content type and presence of data; ``NULL`` when all pass.
+    def _target_error(self, targets: Sequence[_Target]) -> Column:
+        """Why a row matched to one of ``targets`` is not good, as far as known before its
+        payload parse: attribute types, content type and presence of data (``NULL`` when
+        all pass). The targets have the same :meth:`_target_checks`; where their rows were
+        parsed with different envelope variants, presence of data is read per variant.
         """
+        t = targets[0]
         branches: list[tuple[Column, Column]] = []
-        checks = list(_CORE_KINDS.items()) + [
-            (n, k)
-            for n, k in t.kinds.items()
-            if k in _TYPED_KINDS and n not in _CORE_KINDS
-        ]
-        for name, kind in checks:
+        kinds, has_payload, reads_avro = self._target_checks(t)
+        for name, kind in kinds:
             raw = self._attr(name)
             bad = raw.isNotNull() & F.col(f"_xr_t_{name}_{kind}").isNull()
             branches.append((bad, _err(DECODE_ERROR, f"invalid-attribute: {name}")))
-        if t.dtype is not None:
+        if has_payload:
             ct = self._attr("datacontenttype")
             json_ct = ct.isNull() | (ct == "application/json") | ct.rlike(_JSON_MEDIA)
-            if self._reads_avro(t):
+            if reads_avro:
                 json_ct = json_ct | self._avro_content()
             branches.append((~json_ct, _err(VALIDATION_ERROR, "unsupported-format")))
-            raw = F.when(F.col("_xr_s"), self._structured_no_data(t)).otherwise(
+            by_variant: dict[int, list[int]] = {}
+            for u in targets:
+                by_variant.setdefault(self._typed_variant(u), []).append(u.index)
+            no_data = [
+                (F.col("_xr_m").isin(indexes), self._structured_no_data(j))
+                for j, indexes in by_variant.items()
+            ]
+            structured = no_data[0][1] if len(no_data) == 1 else _case(no_data)
+            raw = F.when(F.col("_xr_s"), structured).otherwise(
                 self.wire.payload_bytes().isNull()
             )
             branches.append((raw, _err(VALIDATION_ERROR, "no data")))
         return _case(branches)
 
-    def _structured_no_data(self, t: _Target) -> Column:
-        """Whether a structured row matched to ``t`` has neither ``data`` nor ``data_base64``
-        (a ``data`` that did not fit the payload type is there: a payload error)."""
-        env = self._typed_envelope(t)
+    def _target_checks(
+        self, t: _Target
+    ) -> tuple[tuple[tuple[str, str], ...], bool, bool]:
+        """What :meth:`_target_error` checks for ``t`` besides presence of data: (typed
+        attributes, has a payload type, reads Avro). Targets with equal checks share one
+        branch of the error (definitions of different payload types too)."""
+        kinds = tuple(_CORE_KINDS.items()) + tuple(
+            (n, k)
+            for n, k in t.kinds.items()
+            if k in _TYPED_KINDS and n not in _CORE_KINDS
+        )
+        return kinds, t.dtype is not None, self._reads_avro(t)
+
+    def _typed_variant(self, t: _Target) -> int:
+        """The envelope variant of ``t``'s structured rows when ``data`` is typed, else 0."""
+        j = self.variant[t.index]
+        return j if t.ce and j > 0 else 0
+
+    def _structured_no_data(self, variant: int) -> Column:
+        """Whether a structured row parsed with envelope ``variant`` (0: ``data`` as text,
+        see :meth:`_typed_variant`) has neither ``data`` nor ``data_base64`` (a typed
+        ``data`` that did not fit the payload type is there: a payload error)."""
+        env = self._env_column(variant) if variant else None
         if env is None:
             env = F.col(self._envelope_variants()[0][1])
             return env["v"]["data"].isNull() & env["v"]["data_base64"].isNull()
@@ -1542,21 +1567,17 @@ class SparkDecoder:
             branches.append((cond, _err(VALIDATION_ERROR, f"missing field: {path}")))
         return _case(branches)
 
-    def _shared(self, payload: bool = False) -> list[tuple[Column, _Target]]:
-        """(condition on ``_xr_m``, representative target) per set of targets checked alike.
+    def _shared(self) -> list[tuple[Column, _Target]]:
+        """(condition on ``_xr_m``, representative target) per set of targets whose payload
+        is read and checked alike (same payload parse group; see :meth:`_payload`).
 
-        Targets whose checks are identical share one branch: with many definitions of one
+        Such targets share one branch of :meth:`_error`: with many definitions of one
         payload type this keeps the generated code small (a 20-branch ``CASE`` of identical
-        checks is ~2x slower). Before the payload parse (:meth:`_target_error`) the checks
-        are the typed attributes and the payload parse group; after it (``payload``,
-        :meth:`_payload_error`) the payload parse group alone.
+        checks is ~2x slower).
         """
         shared: dict[tuple[object, ...], list[_Target]] = {}
         for t in self.targets:
-            key: tuple[object, ...] = (self._group_key(t), t.ce)
-            if not payload:
-                key += (tuple((n, k) for n, k in t.kinds.items() if k in _TYPED_KINDS),)
-            shared.setdefault(key, []).append(t)
+            shared.setdefault((self._group_key(t), t.ce), []).append(t)
         return [
             (F.col("_xr_m").isin([t.index for t in ts]), ts[0])
             for ts in shared.values()
@@ -1564,10 +1585,16 @@ class SparkDecoder:
 
     def _error_before_parse(self) -> Column:
         """The error of a row known before its payload parse (``NULL``: none yet)."""
-        per_target = [(cond, self._target_error(t)) for cond, t in self._shared()]
-        error = F.when(F.col("_xr_m").isNull(), self._pre_error()).otherwise(
-            _case(per_target)
-        )
+        groups: dict[tuple[object, ...], list[_Target]] = {}
+        for t in self.targets:
+            groups.setdefault(self._target_checks(t), []).append(t)
+        per_target = [
+            (F.col("_xr_m").isin([t.index for t in ts]), self._target_error(ts))
+            for ts in groups.values()
+        ]
+        # only matched rows get here: with one branch, no test
+        matched = per_target[0][1] if len(per_target) == 1 else _case(per_target)
+        error = F.when(F.col("_xr_m").isNull(), self._pre_error()).otherwise(matched)
         variant = self._variant_of(self._attr("type"))
         if variant is not None:
             # the strict ``type`` selects another envelope variant than the text read
@@ -1584,8 +1611,7 @@ class SparkDecoder:
 
     def _error(self) -> Column:
         """The error struct of a row (``NULL`` when good)."""
-        shared = self._shared(payload=True)
-        per_target = [(cond, self._payload_error(t)) for cond, t in shared]
+        per_target = [(cond, self._payload_error(t)) for cond, t in self._shared()]
         # a row without an error before the parse is matched: with one branch, no test
         payload = per_target[0][1] if len(per_target) == 1 else _case(per_target)
         error = F.coalesce(F.col("_xr_e0"), payload)
