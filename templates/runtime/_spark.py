@@ -1514,14 +1514,11 @@ class SparkDecoder:
             if reads_avro:
                 json_ct = json_ct | self._avro_content()
             branches.append((~json_ct, _err(VALIDATION_ERROR, "unsupported-format")))
-            by_variant: dict[int, list[int]] = {}
-            for u in targets:
-                by_variant.setdefault(self._typed_variant(u), []).append(u.index)
-            no_data = [
-                (F.col("_xr_m").isin(indexes), self._structured_no_data(j))
-                for j, indexes in by_variant.items()
-            ]
-            structured = no_data[0][1] if len(no_data) == 1 else _case(no_data)
+            structured = self._by_targets(
+                targets,
+                self._typed_variant,
+                lambda ts: self._structured_no_data(self._typed_variant(ts[0])),
+            )
             raw = F.when(F.col("_xr_s"), structured).otherwise(
                 self.wire.payload_bytes().isNull()
             )
@@ -1567,33 +1564,34 @@ class SparkDecoder:
             branches.append((cond, _err(VALIDATION_ERROR, f"missing field: {path}")))
         return _case(branches)
 
-    def _shared(self) -> list[tuple[Column, _Target]]:
-        """(condition on ``_xr_m``, representative target) per set of targets whose payload
-        is read and checked alike (same payload parse group; see :meth:`_payload`).
+    def _by_targets(
+        self,
+        targets: Sequence[_Target],
+        key: Callable[[_Target], object],
+        build: Callable[[list[_Target]], Column],
+    ) -> Column:
+        """``build(group)`` for the group of ``targets`` (equal ``key``) that a matched row's
+        ``_xr_m`` is in: one ``CASE`` branch per group, no test with one group (the caller
+        only asks for rows matched to one of ``targets``).
 
-        Such targets share one branch of :meth:`_error`: with many definitions of one
-        payload type this keeps the generated code small (a 20-branch ``CASE`` of identical
-        checks is ~2x slower).
+        Targets checked alike share one branch: with many definitions of one payload type
+        this keeps the generated code small (a 20-branch ``CASE`` of identical checks is ~2x
+        slower).
         """
-        shared: dict[tuple[object, ...], list[_Target]] = {}
-        for t in self.targets:
-            shared.setdefault((self._group_key(t), t.ce), []).append(t)
-        return [
-            (F.col("_xr_m").isin([t.index for t in ts]), ts[0])
-            for ts in shared.values()
+        groups: dict[object, list[_Target]] = {}
+        for t in targets:
+            groups.setdefault(key(t), []).append(t)
+        branches = [
+            (F.col("_xr_m").isin([t.index for t in ts]), build(ts))
+            for ts in groups.values()
         ]
+        return branches[0][1] if len(branches) == 1 else _case(branches)
 
     def _error_before_parse(self) -> Column:
         """The error of a row known before its payload parse (``NULL``: none yet)."""
-        groups: dict[tuple[object, ...], list[_Target]] = {}
-        for t in self.targets:
-            groups.setdefault(self._target_checks(t), []).append(t)
-        per_target = [
-            (F.col("_xr_m").isin([t.index for t in ts]), self._target_error(ts))
-            for ts in groups.values()
-        ]
-        # only matched rows get here: with one branch, no test
-        matched = per_target[0][1] if len(per_target) == 1 else _case(per_target)
+        matched = self._by_targets(
+            self.targets, self._target_checks, self._target_error
+        )
         error = F.when(F.col("_xr_m").isNull(), self._pre_error()).otherwise(matched)
         variant = self._variant_of(self._attr("type"))
         if variant is not None:
@@ -1611,9 +1609,13 @@ class SparkDecoder:
 
     def _error(self) -> Column:
         """The error struct of a row (``NULL`` when good)."""
-        per_target = [(cond, self._payload_error(t)) for cond, t in self._shared()]
-        # a row without an error before the parse is matched: with one branch, no test
-        payload = per_target[0][1] if len(per_target) == 1 else _case(per_target)
+        # a row without an error before the parse is matched; targets whose payload is
+        # read and checked alike (same parse group, see ``_payload``) share a branch
+        payload = self._by_targets(
+            self.targets,
+            lambda t: (self._group_key(t), t.ce),
+            lambda ts: self._payload_error(ts[0]),
+        )
         error = F.coalesce(F.col("_xr_e0"), payload)
         if self.envelopes is None:
             return error
