@@ -1,0 +1,114 @@
+"""Column helpers of the Spark decoder against the Python runtime they mirror."""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.spark
+
+#: content types around the fast paths of ``_media_is_cloudevents``: exact prefixes, other
+#: case, leading whitespace, ``application/c...`` that is not CloudEvents, non-ASCII
+CONTENT_TYPES = [
+    "application/cloudevents+json",
+    "application/cloudevents+json; charset=utf-8",
+    "application/cloudevents-batch+json",
+    "application/cloudevents+xml",
+    "Application/CloudEvents+JSON",
+    "APPLICATION/CLOUDEVENTS+JSON",
+    "application/Cloudevents+json",
+    "application/CLOUDEVENTS",
+    " application/cloudevents+json",
+    "\t\x1capplication/cloudevents+json",
+    "application/json",
+    "application/json; charset=utf-8",
+    "Application/JSON",
+    "application/cbor",
+    "application/c",
+    "application/cloudevent",
+    "application/",
+    "applicatio",
+    "text/plain",
+    "",
+    "appl\u0130cation/cloudevents+json",
+    "application/\u212aloudevents+json",
+    "x application/cloudevents+json",
+]
+
+#: ``time`` values: RFC 3339 shapes and near misses (``try_cast`` alone accepts some)
+TIMES = [
+    "2024-05-01T10:00:00Z",
+    "2024-05-01t10:00:00z",
+    "2024-05-01T10:00:00.123456Z",
+    "2024-05-01T10:00:00+02:00",
+    "2024-05-01T10:00:00-05:30",
+    "2024-05-01T10:00:00",
+    "2024-05-01 10:00:00Z",
+    "2024-05-01",
+    "2024-05-01T10:00Z",
+    "2024-13-01T10:00:00Z",
+    "T024-05-01T10:00:00Z",
+    "2024-05-01T10:00:00 UTC",
+    "2024-05-01Tt0:00:00Z",
+    "",
+]
+
+
+def _spark_values(spark: Any, values: list[str], column: Any) -> list[Any]:
+    df = spark.createDataFrame(
+        [(i, v) for i, v in enumerate(values)], "i int, v string"
+    )
+    rows = df.select("i", column.alias("r")).orderBy("i").collect()
+    return [r["r"] for r in rows]
+
+
+def test_structured_mode_detection_matches_the_codecs(
+    spark: Any, spark_rt: ModuleType, runtime_package: ModuleType
+) -> None:
+    """``_media_is_cloudevents`` says structured where the codecs' ``content_mode`` does not say
+    binary (structured, batch, or an unsupported ``application/cloudevents`` format)."""
+    from pyspark.sql import functions as F
+
+    common = importlib.import_module(runtime_package.__name__ + ".bindings._common")
+
+    def python(ct: str) -> bool:
+        try:
+            return bool(common.content_mode(ct) != common.BINARY)
+        except runtime_package.DecodeError:
+            return True  # application/cloudevents+xml: a format other than JSON
+
+    got = _spark_values(
+        spark, CONTENT_TYPES, spark_rt._media_is_cloudevents(F.col("v"))
+    )
+    assert dict(zip(CONTENT_TYPES, got, strict=True)) == {
+        ct: python(ct) for ct in CONTENT_TYPES
+    }
+    assert got.count(True) == 10  # the list covers both verdicts
+    # a missing header is binary mode
+    null = spark.createDataFrame([(None,)], "v string")
+    assert null.select(spark_rt._media_is_cloudevents(F.col("v"))).first()[0] is False
+
+
+def test_timestamp_attributes_parse_as_the_codecs_do(
+    spark: Any, spark_rt: ModuleType, runtime_package: ModuleType
+) -> None:
+    """``_typed(raw, "timestamp")`` is set exactly where ``parse_time`` accepts the text, with
+    the same instant."""
+    from pyspark.sql import functions as F
+
+    core = runtime_package._core
+
+    def python(text: str) -> Any:
+        try:
+            return core.parse_time(text)
+        except ValueError:
+            return None
+
+    got = _spark_values(spark, TIMES, spark_rt._typed(F.col("v"), "timestamp"))
+    expected = [python(t) for t in TIMES]
+    assert [g is not None for g in got] == [e is not None for e in expected]
+    assert [g.timestamp() for g in got if g] == [e.timestamp() for e in expected if e]
+    assert sum(e is not None for e in expected) == 5
