@@ -16,6 +16,8 @@ CONTENT_TYPES = [
     "application/cloudevents+json",
     "application/cloudevents+json; charset=utf-8",
     "application/cloudevents-batch+json",
+    "Application/CloudEvents-Batch+JSON",
+    " application/cloudevents-batch+json",
     "application/cloudevents+xml",
     "Application/CloudEvents+JSON",
     "APPLICATION/CLOUDEVENTS+JSON",
@@ -86,10 +88,34 @@ def test_structured_mode_detection_matches_the_codecs(
     assert dict(zip(CONTENT_TYPES, got, strict=True)) == {
         ct: python(ct) for ct in CONTENT_TYPES
     }
-    assert got.count(True) == 10  # the list covers both verdicts
+    assert got.count(True) == 12  # the list covers both verdicts
     # a missing header is binary mode
     null = spark.createDataFrame([(None,)], "v string")
     assert null.select(spark_rt._media_is_cloudevents(F.col("v"))).first()[0] is False
+
+
+def test_batch_mode_detection_matches_the_codecs(
+    spark: Any, spark_rt: ModuleType, runtime_package: ModuleType
+) -> None:
+    """HTTP's ``unsupported`` (batch mode) holds where the codecs' ``content_mode`` says batch
+    (the list has no batch media type in a format other than JSON)."""
+    from pyspark.sql import functions as F
+
+    common = importlib.import_module(runtime_package.__name__ + ".bindings._common")
+
+    def python(ct: str) -> bool:
+        try:
+            return bool(common.content_mode(ct) == common.BATCH)
+        except runtime_package.DecodeError:
+            return False
+
+    wire = spark_rt._Http()
+    wire.content_type = lambda: F.col("v")  # the content type under test
+    got = _spark_values(spark, CONTENT_TYPES, wire.unsupported())
+    assert dict(zip(CONTENT_TYPES, got, strict=True)) == {
+        ct: python(ct) for ct in CONTENT_TYPES
+    }
+    assert got.count(True) == 3
 
 
 def test_timestamp_attributes_parse_as_the_codecs_do(
