@@ -437,9 +437,10 @@ def _is_template(kind: str, value: object) -> bool:
 def _typed(raw: Column, kind: str) -> Column:
     """The canonical string ``raw`` as a value of CloudEvents type ``kind`` (``None`` if bad)."""
     if kind == "timestamp":
-        # RFC 3339 allows a lower-case ``t`` and ``z``, which Spark's cast does not read
-        lower = (F.instr(raw, "T") != 11) | raw.endswith("z")
-        text = F.when(lower, F.translate(raw, "tz", "TZ")).otherwise(raw)
+        # RFC 3339 allows a lower-case ``t`` and ``z``, which Spark's cast does not read (no
+        # other letter is valid in a time)
+        has_lower = raw.contains("t") | raw.endswith("z")
+        text = F.when(has_lower, F.translate(raw, "tz", "TZ")).otherwise(raw)
         return F.when(_rfc3339_shape(text), text.try_cast("timestamp"))
     if kind == "integer":
         return F.when(raw.rlike("^-?[0-9]{1,10}$"), raw.try_cast("int"))
