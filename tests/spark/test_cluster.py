@@ -145,4 +145,6 @@ def test_decoder_on_a_standalone_cluster(
     result = json.loads((tmp_path / "result.json").read_text())
     assert result["master"] == cluster and result["executors"] >= 1
     assert result["batch"] == expected
-    assert result["stream"] == expected
+    # the stream's foreach_batch writes the outputs that have rows (and the dead letters)
+    assert result["stream"] == {k: v for k, v in expected.items() if v}
+    assert len(result["stream"]) < len(expected)  # some acme outputs have no Kafka rows

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from datetime import datetime
 from typing import Any
@@ -537,3 +538,39 @@ def test_a_typed_output_computes_the_error_once(
             assert "_xr_e" in line and "invalid payload" not in line, line
         # computed in one place: one payload branch per JSON payload type
         assert plan.count("invalid payload") == len(groups), plan
+
+
+def test_outputs_are_built_on_first_lookup(spark_rt: Any) -> None:
+    """``Outputs`` builds a message's DataFrame when it is first looked up, then keeps it."""
+    built: list[str] = []
+
+    def build(message_id: str) -> Any:
+        built.append(message_id)
+        return message_id.upper()
+
+    outputs = spark_rt.Outputs(["com.b", "com.a"], build)
+    assert list(outputs) == ["com.b", "com.a"] and len(outputs) == 2
+    assert "com.a" in outputs and "com.c" not in outputs
+    assert built == []
+    assert outputs["com.a"] == "COM.A" and outputs["com.a"] == "COM.A"
+    assert built == ["com.a"]
+    with pytest.raises(KeyError):
+        outputs["com.c"]
+    assert dict(outputs) == {"com.b": "COM.B", "com.a": "COM.A"}
+    assert built == ["com.a", "com.b"]
+
+
+def test_outputs_of_the_same_shape_share_their_columns(
+    spark_rt: Any, catalog: Any
+) -> None:
+    """Definitions that differ only in their ``type`` get one output select list (building
+    one per definition took 70 ms each for a 1,100-definition catalog)."""
+    alarm = catalog.defs[1]
+    defs = tuple(
+        dataclasses.replace(alarm, id=f"com.acme.T{n}", type=f"com.acme.T{n}")
+        for n in range(3)
+    )
+    schema = catalog.schemas["com.acme.Alarm"]
+    decoder = spark_rt.SparkDecoder(defs, {d.id: schema for d in defs}, "kafka")
+    first, second, third = (decoder._output_columns(t) for t in decoder.targets)
+    assert first is second is third

@@ -57,10 +57,29 @@ def test_streaming_file_source_with_foreach_batch(
     assert query.exception() is None
     assert sorted(r["id"] for r in written["com.acme.Reading"]) == ["s0", "s1", "s2"]
     assert [r["reason"] for r in written["None"]] == ["decode-error"]
-    assert written["com.acme.Alarm"] == [] and written["com.acme.Blob"] == []
+    # outputs without rows in the batch are not written (no Spark job per definition)
+    assert set(written) == {"com.acme.Reading", "None"}
     assert (
         len(spark.sparkContext._jsc.getPersistentRDDs()) == 0
     )  # unpersisted after each batch
+
+    # ``write_empty=True``: every message id and the dead letters, in catalog order
+    calls: list[tuple[str | None, int, int]] = []
+
+    def record(message_id: str | None, frame: Any, batch_id: int) -> None:
+        calls.append((message_id, frame.count(), batch_id))
+
+    good = spark.createDataFrame(rows[:1], landing)
+    decoder.foreach_batch(record, write_empty=True)(good, 7)
+    assert calls == [
+        ("com.acme.Reading", 1, 7),
+        ("com.acme.Alarm", 0, 7),
+        ("com.acme.Blob", 0, 7),
+        (None, 0, 7),
+    ]
+    calls.clear()
+    decoder.foreach_batch(record)(good, 8)
+    assert calls == [("com.acme.Reading", 1, 8)]
 
 
 def test_streaming_decode_without_foreach_batch(
