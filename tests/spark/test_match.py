@@ -116,12 +116,29 @@ def test_type_lookup_buckets_agree_with_spark_crc32(
     """The buckets are chosen in Python with zlib; Spark must pick the same at run time."""
     from pyspark.sql import functions as F
 
-    names = [*BULK, "", "ümlaut", "x" * 300]
+    # and the characters that JSON or SQL text would have to escape: the maps reach the JVM
+    # as one JSON literal
+    hostile = ['q"uote', "back\\slash", "new\nline", "tab\t", "nul\x00", "{}[]:,", "'"]
+    names = [*BULK, "", "ümlaut", "x" * 300, *hostile]
     types = {n: i for i, n in enumerate(names)}
     df = spark.createDataFrame([(n,) for n in [*names, "missing", None]], "t string")
     lookup = spark_rt._type_lookup(types, F.col("t"))
-    got = {r["t"]: r["i"] for r in df.select("t", lookup.alias("i")).collect()}
+    selected = df.select("t", lookup.alias("i"))
+    got = {r["t"]: r["i"] for r in selected.collect()}
     assert got == {**types, "missing": None, None: None}
+    # the optimizer folds the JSON literal into map literals: no parse per row
+    plan = selected._jdf.queryExecution().optimizedPlan().toString()
+    assert "from_json" not in plan and "keys: [" in plan
+
+
+def test_isin_indexes(spark: Any, spark_rt: ModuleType) -> None:
+    """Few indexes: ``isin``; many: one SQL ``IN`` list, which the optimizer makes a set."""
+    df = spark.createDataFrame([(i,) for i in [*range(40), None]], "_xr_m int")
+    for indexes in ([3, 7], list(range(1, 40, 2))):
+        test = spark_rt._isin_indexes("_xr_m", indexes)
+        selected = df.where(test)
+        assert sorted(r["_xr_m"] for r in selected.collect()) == indexes
+    assert "INSET" in selected._jdf.queryExecution().optimizedPlan().toString().upper()
 
 
 def test_type_lookup_with_an_empty_bucket(spark: Any, spark_rt: ModuleType) -> None:
