@@ -542,8 +542,9 @@ def _type_lookup(types: Mapping[str, int], key: Column) -> Column:
     bytes (Java writes ``?`` for an unpaired surrogate, as ``errors="replace"`` does).
 
     The maps arrive as ONE JSON text literal that the optimizer folds (``from_json`` of a
-    constant) into map literals: a ``lit`` per key and value took three calls into the JVM
-    each, 5.5 s of the 13.8 s it took to build the routing of 1,100 definitions here.
+    constant) into map literals. A ``lit`` per key and value costs calls into the JVM: with
+    them (and an ``isin`` literal per target index, see :func:`_isin_indexes`) building the
+    routing of 1,100 definitions took 39,359 calls and 13.8 s; without, 6,835 calls and ~5 s.
     """
     buckets = -(-len(types) // _TYPES_PER_BUCKET)
     parts: list[dict[str, int]] = [{} for _ in range(buckets)]
