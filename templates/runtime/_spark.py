@@ -1741,11 +1741,19 @@ class SparkDecoder:
 
         def output(message_id: str) -> DataFrame:
             t = self._by_id[message_id]
-            condition = F.col("_xr_e").isNull() & (F.col("_xr_m") == t.index)
-            return routed.where(condition).select(*self._output_columns(t))
+            return routed.where(self._output_filter(t)).select(*self._output_columns(t))
 
         condition, select = self._memo(("dead", columns), lambda: self._dead(columns))
         return Outputs(self._by_id, output), routed.where(condition).select(*select)
+
+    def _output_filter(self, t: _Target) -> Column:
+        """The rows of ``t``'s output, built once per target: each Column operation costs
+        about ten calls into the JVM (PySpark 4 records its Python call site), which every
+        micro-batch would otherwise pay again for every output it writes."""
+        return self._memo(
+            ("where", t.index),
+            lambda: F.col("_xr_e").isNull() & (F.col("_xr_m") == t.index),
+        )
 
     def _dead(self, columns: tuple[str, ...]) -> tuple[Column, list[Column]]:
         """(filter, select list) of the dead letters of a routed frame with ``columns``."""

