@@ -1752,8 +1752,12 @@ class SparkDecoder:
         micro-batch would otherwise pay again for every output it writes."""
         return self._memo(
             ("where", t.index),
-            lambda: F.col("_xr_e").isNull() & (F.col("_xr_m") == t.index),
+            lambda: self._good() & (F.col("_xr_m") == t.index),
         )
+
+    def _good(self) -> Column:
+        """Whether a routed row is good (it has no error): it lands in a typed output."""
+        return self._memo(("good",), lambda: F.col("_xr_e").isNull())
 
     def _dead(self, columns: tuple[str, ...]) -> tuple[Column, list[Column]]:
         """(filter, select list) of the dead letters of a routed frame with ``columns``."""
@@ -1762,7 +1766,7 @@ class SparkDecoder:
             F.col("_xr_e.reason").alias("reason"),
             F.col("_xr_e.detail").alias("detail"),
         ]
-        return F.col("_xr_e").isNotNull(), dead
+        return ~self._good(), dead
 
     def _output_columns(self, t: _Target) -> list[Column]:
         """The select list of ``t``'s output; targets of the same shape share one."""
@@ -1860,7 +1864,7 @@ class SparkDecoder:
     def _present(self, routed: DataFrame) -> tuple[set[int], bool]:
         """(the target indexes of the good rows, whether there are dead letters) of a
         routed frame; on a persisted frame this job fills the cache."""
-        good = F.col("_xr_e").isNull()
+        good = self._good()
         select = self._memo(
             ("present",),
             lambda: [
