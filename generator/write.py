@@ -7,6 +7,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
@@ -53,9 +54,31 @@ def stale(out: Path, package: str, files: Mapping[PurePosixPath, str]) -> list[P
     return [p for p in _manifest(out, package) if p not in files and p.parts[:1] == (package,)]
 
 
+def _new_file_mode() -> int:
+    """The mode ``open()`` gives a new file: 0o666 less the process umask.
+
+    ``tempfile.mkstemp`` creates its file 0o600 and ``os.replace`` keeps that, which would leave
+    the generated package readable by its owner only (a package generated as root in an image
+    build and imported by the service's user would fail with ``PermissionError``).
+    """
+    umask = os.umask(0)  # the only portable way to read it; set back at once
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def _mode(path: Path, default: int) -> int:
+    """The permission bits of the file ``path`` replaces (a user's chmod survives), else
+    ``default``."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        return default
+
+
 def write(out: Path, package: str, files: Mapping[PurePosixPath, str]) -> list[PurePosixPath]:
     """Write ``files`` (paths relative to ``out``); return the paths that changed."""
     out.mkdir(parents=True, exist_ok=True)
+    new_mode = _new_file_mode()
     obsolete = stale(out, package, files)  # from the previous manifest, before it is replaced
     all_files = dict(files)
     all_files[PurePosixPath(package, MANIFEST)] = _manifest_text(files)
@@ -69,6 +92,7 @@ def write(out: Path, package: str, files: Mapping[PurePosixPath, str]) -> list[P
         try:
             with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
                 f.write(text)
+            os.chmod(tmp, _mode(path, new_mode))
             os.replace(tmp, path)
         except BaseException:
             os.unlink(tmp)
