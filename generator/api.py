@@ -10,6 +10,7 @@ import hashlib
 import os
 import pickle
 import tempfile
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -315,15 +316,56 @@ def _run_key(sources: Sequence[str], package: str, *flags: bool) -> str | None:
     return str(h.hexdigest())
 
 
+#: the run cache keeps the most recently used runs: at most this many ...
+RUNS_KEPT = 16
+#: ... and, beyond the newest one, at most this many bytes (a run of an 11,000-message
+#: catalog holds its whole package, about 25 MB)
+RUNS_BUDGET = 256 * 2**20
+
+
 def _load_run(cache_dir: Path, key: str | None) -> Result | None:
     if key is None:
         return None
+    path = cache_dir / "runs" / key
     try:
-        with open(cache_dir / "runs" / key, "rb") as f:
+        with open(path, "rb") as f:
             files, items = pickle.load(f)
-        return Result(files, Diagnostics(Diagnostic(*d) for d in items))
+        result = Result(files, Diagnostics(Diagnostic(*d) for d in items))
     except (OSError, EOFError, pickle.UnpicklingError, ValueError, TypeError):
         return None
+    try:
+        os.utime(path)  # recently used: kept by _prune_runs
+    except OSError:
+        pass  # a read-only cache still serves its runs
+    return result
+
+
+def _prune_runs(runs: Path) -> None:
+    """Remove all but the most recently used runs (``RUNS_KEPT``, ``RUNS_BUDGET``).
+
+    Without it every distinct catalog content (each edit, with a pre-commit hook) left a
+    copy of its whole package behind. Temporary files of writes that never finished (a
+    killed process) go after an hour. Another process may be reading or writing here too: a
+    file that is gone already is skipped, and a reader that loses one sees a cache miss.
+    """
+    entries: list[tuple[float, int, Path]] = []
+    now = time.time()
+    for path in runs.iterdir():
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        if path.name.startswith("."):
+            if now - st.st_mtime > 3600:
+                path.unlink(missing_ok=True)
+            continue
+        entries.append((st.st_mtime, st.st_size, path))
+    entries.sort(reverse=True)  # newest first
+    total = 0
+    for i, (_, size, path) in enumerate(entries):
+        total += size
+        if i >= RUNS_KEPT or (i > 0 and total > RUNS_BUDGET):
+            path.unlink(missing_ok=True)
 
 
 def _save_run(cache_dir: Path, key: str | None, result: Result) -> None:
@@ -340,5 +382,6 @@ def _save_run(cache_dir: Path, key: str | None, result: Result) -> None:
         with os.fdopen(fd, "wb") as f:
             pickle.dump((result.files, items), f, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp, runs / key)
+        _prune_runs(runs)
     except OSError:
         pass

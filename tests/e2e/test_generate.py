@@ -211,6 +211,49 @@ def test_run_cache_returns_the_same_result_and_notices_changes(tmp_path: Path) -
     assert uncached.files == changed.files
 
 
+def test_run_cache_keeps_the_most_recently_used_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each distinct catalog content used to leave its whole package in the run cache for
+    good; now only the most recently used runs stay (a cache hit counts as a use)."""
+    import time
+
+    monkeypatch.setattr(api, "RUNS_KEPT", 3)
+    cat = tmp_path / "c.json"
+    source = (CATALOGS / "acme" / "catalog.json").read_text()
+    fmt_dir = tmp_path / "cache"
+    runs = fmt_dir / "runs"
+
+    def run(n: int) -> api.Result:
+        cat.write_text(source.replace("A sensor reading.", f"Edit {n}."))
+        return api.generate([str(cat)], "p", formatter=Formatter(cache_dir=fmt_dir))
+
+    run(0)
+    (first,) = runs.iterdir()
+    for n in range(1, 3):
+        time.sleep(0.01)  # distinct modification times
+        run(n)
+    time.sleep(0.01)
+    run(0)  # a hit: edit 0 becomes the most recently used
+    assert len(list(runs.iterdir())) == 3
+    for n in range(3, 5):
+        time.sleep(0.01)
+        run(n)
+    assert {p.name for p in runs.iterdir()} >= {first.name}  # kept: used recently
+    assert len(list(runs.iterdir())) == 3
+    # beyond the newest run, the byte budget applies too
+    monkeypatch.setattr(api, "RUNS_BUDGET", 1)
+    time.sleep(0.01)
+    newest = run(5)
+    assert len(list(runs.iterdir())) == 1
+    assert run(5).files == newest.files and run(5).formatted_lines == 0
+    # a cache that cannot be touched (read-only) still serves its runs
+
+    def read_only(*_: object) -> None:
+        raise PermissionError("read-only file system")
+
+    monkeypatch.setattr(api.os, "utime", read_only)
+    assert run(5).formatted_lines == 0 and api._load_run(fmt_dir, next(runs.iterdir()).name)
+
+
 def test_parallel_models_worker_gives_identical_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     cat = [str(CATALOGS / "acme" / "catalog.json")]
     serial = api.generate(cat, "p", formatter=Formatter(cache_dir=tmp_path / "a", use_cache=False))

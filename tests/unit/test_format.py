@@ -69,3 +69,47 @@ def test_cache_persists(tmp_path) -> None:
     g = Formatter(cache_dir=tmp_path)
     assert g.file("x=1\n") == "x = 1\n"
     assert g.formatted_lines == 0
+
+
+def test_cache_keeps_the_most_recently_used_within_its_budget(tmp_path, monkeypatch) -> None:
+    """The cache file is loaded and rewritten by every run, so it is bounded: beyond the
+    budget the least recently used files go first, and nothing the saving run used goes."""
+    import generator.format as fmt
+
+    texts = [f"value_{i:02d} = {i}\n" for i in range(6)]  # 16 characters formatted each
+    monkeypatch.setattr(fmt, "FILES_BUDGET", 4 * 16)  # room for four
+    first = Formatter(cache_dir=tmp_path)
+    for text in texts[:4]:
+        first.file(text)
+    first.save()
+    second = Formatter(cache_dir=tmp_path)
+    second.file(texts[0])  # a hit: texts[0] is now the most recently used
+    second.file(texts[4])
+    second.file(texts[5])
+    second.save()
+    kept = set(Formatter(cache_dir=tmp_path).files.values())
+    assert kept == {black.format_str(t, mode=black.Mode()) for t in (texts[0], texts[3], texts[4], texts[5])}
+    # a run that uses more than the budget keeps all of it (its next run is fully warm)
+    monkeypatch.setattr(fmt, "FILES_BUDGET", 16)
+    third = Formatter(cache_dir=tmp_path)
+    for text in texts:
+        third.file(text)
+    third.file("extra = 1\n")
+    third.save()
+    fourth = Formatter(cache_dir=tmp_path)
+    for text in texts:
+        fourth.file(text)
+    assert fourth.formatted_lines == 0
+
+
+def test_shapes_are_bounded_like_files(tmp_path, monkeypatch) -> None:
+    import generator.format as fmt
+
+    monkeypatch.setattr(fmt, "SHAPES_BUDGET", 0)
+    first = Formatter(cache_dir=tmp_path)
+    first.file("a_long_name = 1\n")
+    first.save()
+    second = Formatter(cache_dir=tmp_path)
+    second.file("def fn():\n  return 1\n")  # a new shape; the first one is not used
+    second.save()
+    assert len(Formatter(cache_dir=tmp_path).shapes) == 1
