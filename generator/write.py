@@ -61,9 +61,23 @@ def _new_file_mode() -> int:
     the generated package readable by its owner only (a package generated as root in an image
     build and imported by the service's user would fail with ``PermissionError``).
     """
-    umask = os.umask(0)  # the only portable way to read it; set back at once
+    return 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    """The process umask, read without changing it where the OS says it (Linux), else by
+    setting it for an instant: to 0o077, so that a file another thread creates meanwhile is
+    at worst more private than it should be, never more open."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    umask = os.umask(0o077)
     os.umask(umask)
-    return 0o666 & ~umask
+    return umask
 
 
 def _mode(path: Path, default: int) -> int:

@@ -120,6 +120,23 @@ def test_written_files_get_the_umask_mode_and_keep_a_chmod(tmp_path: Path) -> No
         os.umask(0o077)
         write(tmp_path, "q", {PurePosixPath("q/c.py"): "c = 1\n"})
         assert stat.S_IMODE((tmp_path / "q" / "c.py").stat().st_mode) == 0o600
+        # where /proc does not say it, the umask is read by setting it for an instant
+        import builtins
+
+        import generator.write as w
+
+        def no_proc(path: object, *args: object, **kwargs: object) -> object:
+            if str(path).startswith("/proc/"):
+                raise FileNotFoundError(path)
+            return builtins.open(path, *args, **kwargs)  # type: ignore[call-overload]
+
+        os.umask(0o027)
+        w.open = no_proc  # type: ignore[attr-defined]
+        try:
+            assert w._umask() == 0o027
+        finally:
+            del w.open  # type: ignore[attr-defined]
+        assert os.umask(0o022) == 0o027  # left as it was
     finally:
         os.umask(old)
 
