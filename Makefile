@@ -7,7 +7,7 @@ PIP := $(VENV)/bin/pip
 export PYSPARK_PYTHON := $(abspath $(PY))
 export PYSPARK_DRIVER_PYTHON := $(abspath $(PY))
 
-.PHONY: setup services demo test lint bench regen clean
+.PHONY: setup services demo test test-versions lint bench regen clean
 
 # the generator alone: enough to generate and run the demo (pydantic is all the package needs)
 $(VENV)/.base: pyproject.toml
@@ -38,6 +38,10 @@ lint: setup
 test: services setup lint
 	$(VENV)/bin/pytest -q -p no:cacheprovider
 
+# the generator and runtime suites on the newer Pythons installed here (3.12, 3.13)
+test-versions:
+	bash scripts/test_versions.sh
+
 bench: setup
 	$(PY) bench/run_all.py
 
@@ -45,4 +49,4 @@ regen: setup
 	$(VENV)/bin/pytest -q tests/e2e tests/errors --snapshot-update
 
 clean:
-	rm -rf $(VENV) out .pytest_cache .mypy_cache
+	rm -rf $(VENV) .venv-3.12 .venv-3.13 out .pytest_cache .mypy_cache

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The generator and the generated runtime on the newer Pythons this machine has (3.12, 3.13):
+# each gets a fresh venv with the "test" extra and runs the suites that need neither Spark nor
+# brokers (generator, codecs, dispatch, generated packages, error catalogs). `make test` runs
+# everything on the main interpreter (3.11, the oldest supported); the mypy runs over generated
+# packages need the client libraries and pyspark, so they stay there.
+# An interpreter that is not installed is reported and skipped: 3.11 is the supported floor.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# pythonX.Y on PATH (Debian, deadsnakes, ...), else an installed pyenv version (its shims only
+# run the versions made active, so they are not enough)
+find_python() {
+    local version=$1 candidate
+    local candidates=("python$version")
+    if command -v pyenv >/dev/null 2>&1; then
+        candidates+=("$(pyenv root)"/versions/"$version".*/bin/python"$version")
+    fi
+    for candidate in "${candidates[@]}"; do
+        if "$candidate" -c "import sys; assert sys.version_info[:2] == (${version/./, })" \
+            >/dev/null 2>&1; then
+            echo "$candidate"
+            return 0
+        fi
+    done
+    return 1
+}
+
+ran=0
+for version in 3.12 3.13; do
+    if ! python=$(find_python "$version"); then
+        echo "test-versions: Python $version is not installed here; skipped"
+        continue
+    fi
+    venv=".venv-$version"
+    if [ ! -f "$venv/.installed" ]; then
+        "$python" -m venv "$venv"
+        "$venv/bin/pip" install -q --upgrade pip
+        "$venv/bin/pip" install -q -e ".[test]"
+        touch "$venv/.installed"
+    fi
+    echo "test-versions: Python $("$venv/bin/python" -c 'import platform; print(platform.python_version())')"
+    "$venv/bin/python" -m pytest -q -p no:cacheprovider \
+        tests/unit tests/runtime tests/e2e tests/errors tests/interop \
+        -k "not mypy_strict"
+    ran=$((ran + 1))
+done
+echo "test-versions: $ran newer Python version(s) tested"
