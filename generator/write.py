@@ -54,16 +54,6 @@ def stale(out: Path, package: str, files: Mapping[PurePosixPath, str]) -> list[P
     return [p for p in _manifest(out, package) if p not in files and p.parts[:1] == (package,)]
 
 
-def _new_file_mode() -> int:
-    """The mode ``open()`` gives a new file: 0o666 less the process umask.
-
-    ``tempfile.mkstemp`` creates its file 0o600 and ``os.replace`` keeps that, which would leave
-    the generated package readable by its owner only (a package generated as root in an image
-    build and imported by the service's user would fail with ``PermissionError``).
-    """
-    return 0o666 & ~_umask()
-
-
 def _umask() -> int:
     """The process umask, read without changing it where the OS says it (Linux), else by
     setting it for an instant: to 0o077, so that a file another thread creates meanwhile is
@@ -92,7 +82,10 @@ def _mode(path: Path, default: int) -> int:
 def write(out: Path, package: str, files: Mapping[PurePosixPath, str]) -> list[PurePosixPath]:
     """Write ``files`` (paths relative to ``out``); return the paths that changed."""
     out.mkdir(parents=True, exist_ok=True)
-    new_mode = _new_file_mode()
+    # what open() gives a new file; mkstemp makes 0o600 and os.replace keeps it, which left the
+    # package readable by its owner only (generated as root in an image build, imported by the
+    # service's user: PermissionError)
+    new_mode = 0o666 & ~_umask()
     obsolete = stale(out, package, files)  # from the previous manifest, before it is replaced
     all_files = dict(files)
     all_files[PurePosixPath(package, MANIFEST)] = _manifest_text(files)
