@@ -76,8 +76,10 @@ def test_cache_keeps_the_most_recently_used_within_its_budget(tmp_path, monkeypa
     budget the least recently used files go first, and nothing the saving run used goes."""
     import generator.format as fmt
 
-    texts = [f"value_{i:02d} = {i}\n" for i in range(6)]  # 16 characters formatted each
-    monkeypatch.setattr(fmt, "FILES_BUDGET", 4 * 16)  # room for four
+    texts = [f"value_{i:02d} = {i}\n" for i in range(6)]
+    size = len(black.format_str(texts[0], mode=black.Mode()))  # the same for every text
+    assert {len(black.format_str(t, mode=black.Mode())) for t in texts} == {size}
+    monkeypatch.setattr(fmt, "FILES_BUDGET", 4 * size)  # room for four, not five
     first = Formatter(cache_dir=tmp_path)
     for text in texts[:4]:
         first.file(text)
@@ -90,7 +92,7 @@ def test_cache_keeps_the_most_recently_used_within_its_budget(tmp_path, monkeypa
     kept = set(Formatter(cache_dir=tmp_path).files.values())
     assert kept == {black.format_str(t, mode=black.Mode()) for t in (texts[0], texts[3], texts[4], texts[5])}
     # a run that uses more than the budget keeps all of it (its next run is fully warm)
-    monkeypatch.setattr(fmt, "FILES_BUDGET", 16)
+    monkeypatch.setattr(fmt, "FILES_BUDGET", size)
     third = Formatter(cache_dir=tmp_path)
     for text in texts:
         third.file(text)
