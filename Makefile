@@ -49,4 +49,4 @@ regen: setup
 	$(VENV)/bin/pytest -q tests/e2e tests/errors --snapshot-update
 
 clean:
-	rm -rf $(VENV) .venv-3.12 .venv-3.13 out .pytest_cache .mypy_cache
+	rm -rf $(VENV) .venv-3.* out .pytest_cache .mypy_cache
