@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from . import __version__, ir
 from .diagnostics import Diagnostic, Diagnostics
 from .targets import Options, OutputFile
+from .write import replace_atomically
 
 if (
     TYPE_CHECKING
@@ -378,10 +378,11 @@ def _save_run(cache_dir: Path, key: str | None, result: Result) -> None:
             (d.severity, d.code, d.file, d.pointer, d.message)
             for d in result.diagnostics
         ]
-        fd, tmp = tempfile.mkstemp(dir=runs, prefix=".run-")
-        with os.fdopen(fd, "wb") as f:
-            pickle.dump((result.files, items), f, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, runs / key)
+        replace_atomically(
+            runs / key,
+            lambda f: pickle.dump((result.files, items), f, protocol=pickle.HIGHEST_PROTOCOL),
+            prefix=".run-",
+        )
         _prune_runs(runs)
     except OSError:
         pass

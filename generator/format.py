@@ -32,12 +32,12 @@ import keyword
 import os
 import pickle
 import re
-import tempfile
 from pathlib import Path
 
 import black
 
 from .render import CHUNK, MEMBER
+from .write import replace_atomically
 
 _MODE = black.Mode()
 _BLACK_VERSION = importlib.metadata.version("black")
@@ -156,12 +156,13 @@ class Formatter:
         _trim(self.shapes, SHAPES_BUDGET, self.used)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".cache-")
-            with os.fdopen(fd, "wb") as f:
-                pickle.dump(
+            replace_atomically(
+                self.path,
+                lambda f: pickle.dump(
                     (self.files, self.shapes), f, protocol=pickle.HIGHEST_PROTOCOL
-                )
-            os.replace(tmp, self.path)
+                ),
+                prefix=".cache-",
+            )
             self.dirty = False
         except OSError:
             pass

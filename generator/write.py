@@ -9,8 +9,10 @@ import json
 import os
 import stat
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from operator import methodcaller
 from pathlib import Path, PurePosixPath
+from typing import IO
 
 MANIFEST = ".xrgen-manifest.json"
 
@@ -70,6 +72,28 @@ def _umask() -> int:
     return umask
 
 
+def replace_atomically(
+    path: Path, write: Callable[[IO[bytes]], object], *, prefix: str, mode: int | None = None
+) -> None:
+    """Write a new ``path`` through ``write`` (a binary file) and move it into place in one
+    step: readers see the old file or the new one, never a part. The temporary file sits
+    beside ``path`` (``prefix`` + random) and is removed when anything fails. ``mode``: the
+    permission bits; without it the file stays private (mkstemp's 0o600), as caches should."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=prefix)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
 def _mode(path: Path, default: int) -> int:
     """The permission bits of the file ``path`` replaces (a user's chmod survives), else
     ``default``."""
@@ -95,15 +119,12 @@ def write(out: Path, package: str, files: Mapping[PurePosixPath, str]) -> list[P
         if _read(path) == text:
             continue
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix="." + path.name + ".")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-                f.write(text)
-            os.chmod(tmp, _mode(path, new_mode))
-            os.replace(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
+        replace_atomically(
+            path,
+            methodcaller("write", text.encode("utf-8")),
+            prefix="." + path.name + ".",
+            mode=_mode(path, new_mode),
+        )
         changed.append(rel)
     for rel in obsolete:
         path = _target(out, rel)

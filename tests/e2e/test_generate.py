@@ -277,3 +277,36 @@ def test_parallel_models_worker_gives_identical_output(tmp_path: Path, monkeypat
     assert parallel.files == serial.files
     assert [str(d) for d in parallel.diagnostics.sorted()] == [str(d) for d in serial.diagnostics.sorted()]
     assert parallel.formatted_lines > 0
+
+
+def test_failed_cache_writes_leave_no_temporary_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cache write that fails half way (disk full) removes its temporary file and leaves the
+    cache it would have replaced as it was; generation itself still succeeds. Both caches used
+    to leave their ``.cache-*`` / ``.run-*`` file behind until the hour-old sweep."""
+    import errno
+    import pickle
+
+    cat = tmp_path / "c.json"
+    cat.write_text((CATALOGS / "acme" / "catalog.json").read_text())
+    fmt_dir = tmp_path / "cache"
+    first = api.generate([str(cat)], "p", formatter=Formatter(cache_dir=fmt_dir))
+    before = {p: p.read_bytes() for p in fmt_dir.rglob("*") if p.is_file()}
+    assert any(p.parent.name == "runs" for p in before) and any(p.suffix == ".pickle" for p in before)
+
+    real_dump = pickle.dump
+
+    def disk_full(obj: object, f: object, *args: object, **kwargs: object) -> None:
+        f.write(b"partial")  # type: ignore[attr-defined]
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(pickle, "dump", disk_full)
+    cat.write_text(cat.read_text().replace("A sensor reading.", "Changed."))
+    changed = api.generate([str(cat)], "p", formatter=Formatter(cache_dir=fmt_dir))
+    assert changed.ok and changed.files != first.files
+    after = {p: p.read_bytes() for p in fmt_dir.rglob("*") if p.is_file()}
+    assert after == before  # no temporary file, and the old caches intact
+
+    monkeypatch.setattr(pickle, "dump", real_dump)
+    again = api.generate([str(cat)], "p", formatter=Formatter(cache_dir=fmt_dir))
+    assert again.files == changed.files
+    assert len([p for p in (fmt_dir / "runs").iterdir()]) == 2  # this time it was kept
