@@ -126,8 +126,10 @@ class Formatter:
         )
         self.root = root
         self.path = root / f"black-{_BLACK_VERSION}.pickle"
-        #: shapes formatted in this run (a worker process hands them back with ``merge``)
+        #: shapes formatted and whole files newly cached in this run (a worker process hands
+        #: them back with ``merge``)
         self.new_shapes: dict[str, str] = {}
+        self.new_files: dict[str, str] = {}
         self.files: dict[str, str] = {}
         self.shapes: dict[str, str] = {}
         self.dirty = False
@@ -167,13 +169,20 @@ class Formatter:
         except OSError:
             pass
 
-    def merge(self, shapes: dict[str, str], formatted_lines: int) -> None:
-        """Take over what a worker process formatted (its new shapes and line count)."""
-        self.shapes.update(shapes)
-        self.new_shapes.update(shapes)
-        self.used.update(shapes)
+    def merge(
+        self, shapes: dict[str, str], files: dict[str, str], formatted_lines: int
+    ) -> None:
+        """Take over what a worker process formatted (its new shapes and files, its line
+        count), so that the cache this process saves holds them."""
+        for entries, new, found in (
+            (self.shapes, self.new_shapes, shapes),
+            (self.files, self.new_files, files),
+        ):
+            entries.update(found)
+            new.update(found)
+            self.used.update(found)
         self.formatted_lines += formatted_lines
-        self.dirty = self.dirty or bool(shapes)
+        self.dirty = self.dirty or bool(shapes) or bool(files)
 
     def chunk(self, text: str) -> str:
         """Format one top-level statement; a class whose template marked its members is
@@ -206,6 +215,17 @@ class Formatter:
             return black.format_str(text, mode=_MODE)
         return result
 
+    def take_new(self) -> tuple[dict[str, str], dict[str, str], int]:
+        """What this formatter added since the last call: new shapes, new files, lines
+        formatted (a worker process returns them for ``merge``)."""
+        new = (self.new_shapes, self.new_files, self.formatted_lines)
+        self.new_shapes, self.new_files, self.formatted_lines = {}, {}, 0
+        return new
+
+    def has_file(self, text: str) -> bool:
+        """Whether ``file(text)`` is a whole-file cache hit."""
+        return hashlib.sha256(text.encode()).hexdigest() in self.files
+
     def file(self, text: str) -> str:
         """Format one rendered module (chunk markers are removed)."""
         key = hashlib.sha256(text.encode()).hexdigest()
@@ -218,5 +238,6 @@ class Formatter:
                 + "\n"
             )
             self.files[key] = done
+            self.new_files[key] = done
             self.dirty = True
         return done

@@ -310,3 +310,40 @@ def test_failed_cache_writes_leave_no_temporary_files(tmp_path: Path, monkeypatc
     again = api.generate([str(cat)], "p", formatter=Formatter(cache_dir=fmt_dir))
     assert again.files == changed.files
     assert len([p for p in (fmt_dir / "runs").iterdir()]) == 2  # this time it was kept
+
+
+def test_worker_formats_the_largest_module_and_hands_its_cache_entries_back(tmp_path: Path) -> None:
+    """With the worker idle, ``_format_files`` sends it the largest module left to format (a
+    real forked process); the texts equal those formatted in-process, and the formatter of
+    this process ends up holding the worker's files and shapes, so the cache it saves has them."""
+    import multiprocessing
+    from concurrent.futures import Future, ProcessPoolExecutor
+
+    catalog = api.analyze([str(CATALOGS / "acme" / "catalog.json")]).catalog
+    assert catalog is not None
+    options = api.Options(package="p", catalog_names=tuple(catalog.sources), spark=True, pyproject=False, version="0")
+    planned = api.plan(catalog, options, api.Diagnostics())
+    texts = [api._render(f) for f in planned]
+    serial = api._format_files(planned, texts, Formatter(tmp_path / "a", use_cache=False), None, None, None)
+    largest = max((i for i, f in enumerate(planned) if api._formats(f)), key=lambda i: len(texts[i]))
+
+    class Counting(Formatter):
+        texts: list[str] = []
+
+        def file(self, text: str) -> str:
+            self.texts.append(text)
+            return super().file(text)
+
+    models_done: Future[None] = Future()
+    models_done.set_result(None)
+    fmt = Counting(tmp_path / "b")
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
+        shared = api._format_files(planned, texts, fmt, pool, models_done, None)
+    assert shared == serial
+    python = [texts[i] for i, f in enumerate(planned) if api._formats(f)]
+    # the worker, idle from the start, got the largest module (and perhaps more, each time it
+    # was idle again); this process formatted the rest, each once; the worker's entries came back
+    assert texts[largest] not in fmt.texts
+    assert len(fmt.texts) == len(set(fmt.texts)) and 0 < len(fmt.texts) < len(python)
+    assert all(fmt.has_file(t) for t in python)
+    assert fmt.formatted_lines > 0
