@@ -132,7 +132,10 @@ def _generate(
         pyproject=pyproject,
         version=__version__,
     )
-    parallel = len(catalog.payloads) >= PARALLEL_MODELS_MIN and _can_fork()
+    parallel = (
+        max(len(catalog.payloads), len(catalog.messages())) >= PARALLEL_MODELS_MIN
+        and _can_fork()
+    )
     files: dict[PurePosixPath, str] = {}
     with _models_worker(parallel) as pool:
         payloads_only = ir.Catalog((), catalog.payloads, catalog.sources)
@@ -159,9 +162,10 @@ def _generate(
     return Result(dict(sorted(files.items())), diags, fmt.formatted_lines)
 
 
-#: catalogs with at least this many payload models render ``models.py`` in a forked worker
-#: process, in parallel with the other modules (datamodel-code-generator is the largest serial
-#: step of a cold run); smaller ones stay in-process, where a worker would cost more than it saves
+#: catalogs with at least this many payload models or messages render ``models.py`` in a
+#: forked worker process, in parallel with the other modules (datamodel-code-generator is the
+#: largest serial step of a cold run), and the worker then formats modules too
+#: (``_format_files``); smaller ones stay in-process, where a worker would cost more than it saves
 PARALLEL_MODELS_MIN = 50
 
 
