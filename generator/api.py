@@ -150,10 +150,10 @@ def _generate(
         for f, text in zip(planned, formatted, strict=True):
             files[_out_path(package, f.path)] = text
         if models is not None:
-            path, text, items, (shapes, formatted, lines) = models.result()
+            path, text, items, (shapes, new_files, lines) = models.result()
             files[_out_path(package, path)] = text
             diags.extend(Diagnostic(*d) for d in items)
-            fmt.merge(shapes, formatted, lines)
+            fmt.merge(shapes, new_files, lines)
     if strict:
         diags = diags.strict()
     if diags.has_errors:
@@ -215,8 +215,8 @@ def _format_files(
     """The final texts of the planned files (``texts`` formatted where they are Python).
 
     Files are taken largest first. With a worker, each time it is idle (``models.py`` done,
-    the file it had back) and more than one file is left, the largest one left goes to it
-    (``_format_job``) and this process goes on with the next: a cold run of 1,100 messages
+    the file it had back), the largest file left goes to it (``_format_job``), unless it is
+    the last one, and this process goes on with the next: a cold run of 1,100 messages
     otherwise formats ~1 s of modules here while the worker is done with ``models.py`` after
     0.4 s. A file the cache already holds is never sent (the round trip would cost more)."""
     out = list(texts)
