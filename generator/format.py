@@ -57,6 +57,11 @@ FILES_BUDGET = 64 * 2**20
 SHAPES_BUDGET = 16 * 2**20
 
 
+def _key(text: str) -> str:
+    """The cache key of a file's or a shape's text."""
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 def _is_name(word: str) -> bool:
     return len(word) >= 3 and word not in _KEEP
 
@@ -199,7 +204,7 @@ class Formatter:
 
     def _shape(self, text: str) -> str:
         shape, replaced, digits = normalize(text)
-        key = hashlib.sha256(shape.encode()).hexdigest()
+        key = _key(shape)
         done = _touch(self.shapes, key)
         self.used.add(key)
         if done is None:
@@ -224,11 +229,11 @@ class Formatter:
 
     def has_file(self, text: str) -> bool:
         """Whether ``file(text)`` is a whole-file cache hit."""
-        return hashlib.sha256(text.encode()).hexdigest() in self.files
+        return _key(text) in self.files
 
     def file(self, text: str) -> str:
         """Format one rendered module (chunk markers are removed)."""
-        key = hashlib.sha256(text.encode()).hexdigest()
+        key = _key(text)
         done = _touch(self.files, key)
         self.used.add(key)
         if done is None:

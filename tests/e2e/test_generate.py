@@ -327,11 +327,11 @@ def test_worker_formats_the_largest_module_and_hands_its_cache_entries_back(tmp_
     serial = api._format_files(planned, texts, Formatter(tmp_path / "a", use_cache=False), None, None, None)
     largest = max((i for i, f in enumerate(planned) if api._formats(f)), key=lambda i: len(texts[i]))
 
-    class Counting(Formatter):
-        texts: list[str] = []
+    formatted_here: list[str] = []
 
+    class Counting(Formatter):
         def file(self, text: str) -> str:
-            self.texts.append(text)
+            formatted_here.append(text)
             return super().file(text)
 
     models_done: Future[None] = Future()
@@ -343,7 +343,7 @@ def test_worker_formats_the_largest_module_and_hands_its_cache_entries_back(tmp_
     python = [texts[i] for i, f in enumerate(planned) if api._formats(f)]
     # the worker, idle from the start, got the largest module (and perhaps more, each time it
     # was idle again); this process formatted the rest, each once; the worker's entries came back
-    assert texts[largest] not in fmt.texts
-    assert len(fmt.texts) == len(set(fmt.texts)) and 0 < len(fmt.texts) < len(python)
+    assert texts[largest] not in formatted_here
+    assert len(formatted_here) == len(set(formatted_here)) and 0 < len(formatted_here) < len(python)
     assert all(fmt.has_file(t) for t in python)
     assert fmt.formatted_lines > 0
