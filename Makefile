@@ -28,7 +28,7 @@ services:
 	bash scripts/services.sh
 
 demo: $(VENV)/.base
-	$(PY) -m generator generate catalogs/acme/catalog.json --out out --package acme
+	$(PY) -m xrgen generate catalogs/acme/catalog.json --out out --package acme
 	$(PY) examples/demo.py
 
 lint: setup

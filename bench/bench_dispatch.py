@@ -421,7 +421,7 @@ def generated_package(work: Path, groups: int, per_group: int) -> tuple[ModuleTy
     env = {**os.environ, "XRGEN_CACHE_DIR": str(work / f"cache-{name}")}
     start = time.perf_counter()
     subprocess.run(
-        [sys.executable, "-m", "generator", "generate", str(catalog), "--out", str(work),
+        [sys.executable, "-m", "xrgen", "generate", str(catalog), "--out", str(work),
          "--package", name, "--no-spark", "--quiet"],
         check=True, cwd=ROOT, env=env, capture_output=True,  # XRG301 name warnings
     )

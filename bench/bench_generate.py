@@ -47,7 +47,7 @@ def varied(src: Path, dest: Path) -> Path:
 
 
 def pipeline_seconds(catalog: Path) -> float:
-    from generator import api
+    from xrgen import api
 
     best = float("inf")
     for _ in range(3):
@@ -60,7 +60,7 @@ def pipeline_seconds(catalog: Path) -> float:
 
 def wall(args: list[str], env: dict[str, str]) -> float:
     t = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "generator", *args], check=True, env=env, cwd=ROOT, capture_output=True)
+    subprocess.run([sys.executable, "-m", "xrgen", *args], check=True, env=env, cwd=ROOT, capture_output=True)
     return time.perf_counter() - t
 
 

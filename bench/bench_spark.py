@@ -197,7 +197,7 @@ def make_structured(spark: Any, binary_path: str, path: str) -> None:
 def definitions(rt: Any, types: int) -> tuple[tuple[Any, ...], dict[str, Any]]:
     from pyspark.sql.types import StructType
 
-    from generator.spark_types import json_schema_to_spark
+    from xrgen.spark_types import json_schema_to_spark
 
     core = rt._core
     schema = StructType.fromJson(json_schema_to_spark(PAYLOAD_SCHEMA))

@@ -4,7 +4,7 @@ HotSpot does not JIT-compile a method over 8,000 bytes of bytecode (``-XX:HugeMe
 with ``DontCompileHugeMethods`` on by default): a whole-stage-codegen stage whose
 ``processNext`` grows past it runs interpreted. Spark only falls back on its own above
 ``spark.sql.codegen.hugeMethodLimit`` (65,535 by default). This script generates each catalog
-given (``python -m generator generate``), builds each binding's decoder of the generated
+given (``python -m xrgen generate``), builds each binding's decoder of the generated
 ``spark.py`` on an empty DataFrame of the landing schema, and prints the largest method
 (bytes of bytecode, from Spark's ``codegenStringSeq``) over the plans of up to three typed
 outputs and the dead letters; ``OVER`` marks decoders past 8,000.
@@ -39,7 +39,7 @@ def generate(catalog: str, out: Path) -> str:
         stem = path.parent.name
     name = "cat_" + re.sub(r"\W", "_", stem).lower()
     done = subprocess.run(
-        [sys.executable, "-m", "generator", "generate", catalog, "--out", str(out)]
+        [sys.executable, "-m", "xrgen", "generate", catalog, "--out", str(out)]
         + ["--package", name, "--quiet"],
         cwd=ROOT,
         capture_output=True,

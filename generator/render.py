@@ -10,10 +10,8 @@ from typing import Any
 import jinja2
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
-if not TEMPLATES.is_dir():  # installed wheel: templates ship as the xrgen_templates package
-    import xrgen_templates  # type: ignore[import-not-found]  # namespace package of the wheel
-
-    TEMPLATES = Path(next(iter(xrgen_templates.__path__))).resolve()
+if not TEMPLATES.is_dir():  # installed wheel: templates/ ships inside the package as _templates
+    TEMPLATES = Path(__file__).resolve().parent / "_templates"
 
 #: marker a template puts between top-level statements; format.py formats each chunk alone
 CHUNK = "#:xrgen-chunk"

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from generator import api
+from xrgen import api
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNTIME = ROOT / "templates" / "runtime"
@@ -55,8 +55,8 @@ CATALOGS = ROOT / "catalogs"
 
 def generate_into(dest: Path, sources: list[str], package: str, **kw: object) -> object:
     """Run the real pipeline (api.generate + write) into ``dest``; return the api.Result."""
-    from generator.format import Formatter
-    from generator.write import write
+    from xrgen.format import Formatter
+    from xrgen.write import write
 
     result = api.generate(sources, package, formatter=Formatter(cache_dir=dest / ".cache"), **kw)  # type: ignore[arg-type]
     if result.ok:

@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from generator.validate import may_be_absolute
+from xrgen.validate import may_be_absolute
 
 FORMATS = {
     "date-time": "2024-05-06T07:08:09Z",

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from generator import api
-from generator.write import write
+from xrgen import api
+from xrgen.write import write
 
 from .conftest import HOST, require_module
 

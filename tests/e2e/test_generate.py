@@ -10,9 +10,9 @@ from pathlib import Path, PurePosixPath
 import black
 import pytest
 
-from generator import api
-from generator.cli import main
-from generator.format import Formatter
+from xrgen import api
+from xrgen.cli import main
+from xrgen.format import Formatter
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOGS = ROOT / "catalogs"
@@ -68,7 +68,7 @@ def test_mypy_strict_on_generated_packages(tmp_path: Path) -> None:
 def _run_generate(out: Path, seed: str) -> dict[str, bytes]:
     env = {**os.environ, "PYTHONHASHSEED": seed, "XRGEN_CACHE_DIR": str(out / ".cache")}
     subprocess.run(
-        [sys.executable, "-m", "generator", "generate", str(CATALOGS / "acme" / "catalog.json"),
+        [sys.executable, "-m", "xrgen", "generate", str(CATALOGS / "acme" / "catalog.json"),
          str(CATALOGS / "resolution" / "catalog.json"), "--out", str(out / "o"), "--package", "det", "--quiet"],
         check=True, env=env, cwd=ROOT, capture_output=True,
     )
@@ -90,7 +90,7 @@ def test_output_stays_inside_out(tmp_path: Path) -> None:
 
 
 def test_write_rejects_paths_outside_out(tmp_path: Path) -> None:
-    from generator.write import UnsafePath, write
+    from xrgen.write import UnsafePath, write
 
     with pytest.raises(UnsafePath):
         write(tmp_path / "o", "p", {PurePosixPath("p/../../x.py"): "x"})
@@ -105,7 +105,7 @@ def test_written_files_get_the_umask_mode_and_keep_a_chmod(tmp_path: Path, monke
     run replaces is kept."""
     import stat
 
-    from generator.write import write
+    from xrgen.write import write
 
     old = os.umask(0o022)
     try:
@@ -123,7 +123,7 @@ def test_written_files_get_the_umask_mode_and_keep_a_chmod(tmp_path: Path, monke
         # where /proc does not say it, the umask is read by setting it for an instant
         import builtins
 
-        import generator.write as w
+        import xrgen.write as w
 
         def no_proc(path: object, *args: object, **kwargs: object) -> object:
             if str(path).startswith("/proc/"):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.cli import main
+from xrgen.cli import main
 
 CATALOGS = Path(__file__).resolve().parents[2] / "catalogs"
 

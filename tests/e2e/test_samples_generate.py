@@ -14,7 +14,7 @@ import pytest
 from sample_catalogs import ABSENT_REASON, BROKEN, GOOD, PRESENT, SAMPLES
 from sample_catalogs import package_name as _package
 
-from generator.cli import main
+from xrgen.cli import main
 
 if not PRESENT:
     pytest.skip(ABSENT_REASON, allow_module_level=True)

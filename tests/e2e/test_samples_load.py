@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from generator.diagnostics import Diagnostics
-from generator.load import load
-from generator.registry import Registry
-from generator.validate import validate
+from xrgen.diagnostics import Diagnostics
+from xrgen.load import load
+from xrgen.registry import Registry
+from xrgen.validate import validate
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT.parent / "shared" / "catalogs" / "xrcg-samples"

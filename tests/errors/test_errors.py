@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from syrupy.assertion import SnapshotAssertion
 
-from generator.cli import main
+from xrgen.cli import main
 
 CASES_DIR = Path(__file__).resolve().parent
 CASES = sorted(

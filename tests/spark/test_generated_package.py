@@ -23,7 +23,7 @@ STARTED = "Fabrikam.InkJetPrinter.PrintJobStarted"
 def inkjet(tmp_path_factory: pytest.TempPathFactory, spark: Any) -> Any:
     if not CATALOG.exists():
         pytest.skip(f"sample catalogs not present at {CATALOG}")
-    from generator.api import generate
+    from xrgen.api import generate
 
     result = generate([str(CATALOG)], "inkjet_spark")
     assert result.files, result.diagnostics

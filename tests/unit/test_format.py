@@ -3,8 +3,8 @@
 import black
 import pytest
 
-from generator.format import Formatter, normalize, restore
-from generator.render import CHUNK, MEMBER
+from xrgen.format import Formatter, normalize, restore
+from xrgen.render import CHUNK, MEMBER
 
 SAMPLES = [
     "x   =  {'a':1,'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb':22222222222222222222222222222222222222222}\n",
@@ -74,7 +74,7 @@ def test_cache_persists(tmp_path) -> None:
 def test_cache_keeps_the_most_recently_used_within_its_budget(tmp_path, monkeypatch) -> None:
     """The cache file is loaded and rewritten by every run, so it is bounded: beyond the
     budget the least recently used files go first, and nothing the saving run used goes."""
-    import generator.format as fmt
+    import xrgen.format as fmt
 
     texts = [f"value_{i:02d} = {i}\n" for i in range(6)]
     size = len(black.format_str(texts[0], mode=black.Mode()))  # the same for every text
@@ -105,7 +105,7 @@ def test_cache_keeps_the_most_recently_used_within_its_budget(tmp_path, monkeypa
 
 
 def test_shapes_are_bounded_like_files(tmp_path, monkeypatch) -> None:
-    import generator.format as fmt
+    import xrgen.format as fmt
 
     monkeypatch.setattr(fmt, "SHAPES_BUDGET", 0)
     first = Formatter(cache_dir=tmp_path)

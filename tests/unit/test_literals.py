@@ -2,7 +2,7 @@ import ast
 
 import pytest
 
-from generator.literals import comment, docstring, docstring_text, py_str, py_value
+from xrgen.literals import comment, docstring, docstring_text, py_str, py_value
 
 HOSTILE = [
     'triple """ quotes',

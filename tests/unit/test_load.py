@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from generator.diagnostics import Diagnostics
-from generator.load import (
+from xrgen.diagnostics import Diagnostics
+from xrgen.load import (
     IO_ERROR_CODES,
     display_name,
     is_cloudevents,

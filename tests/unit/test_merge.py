@@ -2,7 +2,7 @@
 
 import pytest
 
-from generator.resolve import deep_merge
+from xrgen.resolve import deep_merge
 
 
 @pytest.mark.parametrize(

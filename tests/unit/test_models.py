@@ -1,4 +1,4 @@
-"""generator.models: payload schemas -> pydantic v2 source, imported and exercised for real."""
+"""xrgen.models: payload schemas -> pydantic v2 source, imported and exercised for real."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ from uuid import UUID
 import pytest
 from pydantic import BaseModel, RootModel, ValidationError
 
-from generator import ir
-from generator.models import ModelsSource, render_models
+from xrgen import ir
+from xrgen.models import ModelsSource, render_models
 
 _counter = itertools.count()
 

@@ -1,4 +1,4 @@
-"""generator.models on real catalogs (xrcg-samples) and on the 1,000-schema synthetic catalog."""
+"""xrgen.models on real catalogs (xrcg-samples) and on the 1,000-schema synthetic catalog."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ import yaml
 from pydantic import BaseModel, RootModel, ValidationError
 from test_models import load
 
-from generator import ir
-from generator.models import render_models
-from generator.naming import Scope, pascal
+from xrgen import ir
+from xrgen.models import render_models
+from xrgen.naming import Scope, pascal
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared"

@@ -2,7 +2,7 @@ import keyword
 
 import pytest
 
-from generator.naming import Scope, last_segment, pascal, snake, words
+from xrgen.naming import Scope, last_segment, pascal, snake, words
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from generator import cli
+from xrgen import cli
 
 
 class _Tty(io.StringIO):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator.spark_types import (
+from xrgen.spark_types import (
     attribute_type,
     avro_to_spark,
     event_schema,

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from generator.diagnostics import Diagnostics
-from generator.load import load
-from generator.validate import (
+from xrgen.diagnostics import Diagnostics
+from xrgen.load import load
+from xrgen.validate import (
     avro_problems,
     template_problem,
     validate,
