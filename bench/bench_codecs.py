@@ -14,9 +14,7 @@ xrgen spends on it. Run: ``python bench/bench_codecs.py [--quick]``.
 from __future__ import annotations
 
 import importlib
-import shutil
 import sys
-import tempfile
 import time
 import timeit
 import uuid
@@ -62,19 +60,14 @@ TYPE, SOURCE = "com.acme.Reading", "https://acme.example/plants/p1"
 
 
 def load_runtime() -> Any:
-    """Copy templates/runtime into a temporary importable package (as the generator does)."""
-    root = Path(tempfile.mkdtemp())
-    shutil.copytree(ROOT / "templates" / "runtime", root / "xrbench",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    (root / "xrbench" / "__init__.py").write_text("from ._core import *  # noqa\n")
-    sys.path.insert(0, str(root))
-    return importlib.import_module("xrbench")
+    """The xrgen_runtime package (runtime/xrgen_runtime)."""
+    return importlib.import_module("xrgen_runtime")
 
 
 def emitter(rt: Any, binding: str) -> Any:
     """The producer engine a generated ``Producer.reading(data)`` method calls: it validates
     the dict, fills ``id`` (uuid4) and ``time`` (now, UTC) and the constant attributes."""
-    produce = importlib.import_module("xrbench._produce")
+    produce = importlib.import_module("xrgen_runtime._produce")
     option = rt.OptionDef(("topic",), "readings") if binding == "kafka" else rt.OptionDef(
         ("path",), "/r")
     return produce.Emitter(rt.MessageDef(
@@ -88,7 +81,7 @@ def emitter(rt: Any, binding: str) -> Any:
 
 
 def ours(rt: Any, binding: str, mode: str) -> Callable[[], None]:
-    codec = importlib.import_module(f"xrbench.bindings.{binding}")
+    codec = importlib.import_module(f"xrgen_runtime.bindings.{binding}")
     encode, decode, emit = codec.encode, codec.decode, emitter(rt, binding).emit
     validate, validate_json = Reading.model_validate, Reading.model_validate_json
     no_values: dict[str, str] = {}

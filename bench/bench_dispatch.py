@@ -1,4 +1,4 @@
-"""Benchmark of the consumer dispatch engine (templates/runtime/_dispatch.py).
+"""Benchmark of the consumer dispatch engine (runtime/xrgen_runtime/_dispatch.py).
 
     python bench/bench_dispatch.py [--quick]
 
@@ -29,7 +29,6 @@ import dataclasses
 import importlib
 import os
 import random
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -44,7 +43,6 @@ from pydantic import BaseModel, create_model
 from pydantic_core import to_json
 
 ROOT = Path(__file__).resolve().parent.parent
-RUNTIME = ROOT / "templates" / "runtime"
 SYNTH = ROOT.parent / "shared" / "tools" / "synth_catalog.py"
 BINDINGS = ("kafka", "amqp", "mqtt", "nats", "http", "pulsar", "rocketmq")
 
@@ -55,16 +53,9 @@ class Location(BaseModel):
 
 
 def load_runtime() -> ModuleType:
-    """The static runtime copied into a temporary importable package ``xrbench``."""
-    root = Path(tempfile.mkdtemp(prefix="xrbench-"))
-    pkg = root / "xrbench"
-    shutil.copytree(RUNTIME, pkg, ignore=shutil.ignore_patterns("__pycache__"))
-    if not (pkg / "__init__.py").exists():
-        (pkg / "__init__.py").write_text("from ._core import *  # noqa: F401,F403\n")
-    sys.path.insert(0, str(root))
-    module = importlib.import_module("xrbench")
-    importlib.import_module("xrbench._dispatch")
-    return module
+    """The xrgen_runtime package (runtime/xrgen_runtime), with its dispatch engine."""
+    importlib.import_module("xrgen_runtime._dispatch")
+    return importlib.import_module("xrgen_runtime")
 
 
 def payload_model(n: int) -> type[BaseModel]:
@@ -146,7 +137,7 @@ def event_for(rt: ModuleType, defn: Any, i: int) -> Any:
 
 def encoder(binding: str, mode: str) -> Callable[[Any], Any]:
     """``bindings.<binding>.encode`` in ``mode`` with the protocol metadata it needs."""
-    module = importlib.import_module(f"xrbench.bindings.{binding}")
+    module = importlib.import_module(f"xrgen_runtime.bindings.{binding}")
     extra: dict[str, Any] = {
         "kafka": {"topic": "synth"},
         "amqp": {"address": "synth"},
@@ -247,7 +238,7 @@ def bench_bindings(rt: ModuleType, seconds: float) -> None:
         for mode in ("binary", "structured"):
             encode = encoder(binding, mode)
             wire = [encode(e) for e in events]
-            decode = importlib.import_module(f"xrbench.bindings.{binding}").decode
+            decode = importlib.import_module(f"xrgen_runtime.bindings.{binding}").decode
             t_decode, t_dispatch = timings(
                 [(decode, wire), (d.dispatch, wire)], seconds
             )
@@ -260,7 +251,7 @@ def bench_bindings(rt: ModuleType, seconds: float) -> None:
 
 def bench_scale(rt: ModuleType, seconds: float, sizes: tuple[int, ...]) -> None:
     """Per-message cost by catalog size, with and without payload validation."""
-    kafka = importlib.import_module("xrbench.bindings.kafka")
+    kafka = importlib.import_module("xrgen_runtime.bindings.kafka")
     print("\n## 2. Cost per message by catalog size (us; 4,000 messages)")
     print(
         "uniform: messages spread over all types; hot: over 10 types of the catalog.\n"
@@ -395,7 +386,7 @@ def bench_baseline(rt: ModuleType, seconds: float) -> None:
         run = baseline(lambda m, f=from_wire: f(m, ce_json))
         encode = encoder(binding, mode)
         ours = [encode(e) for e in events]
-        decode = importlib.import_module(f"xrbench.bindings.{binding}").decode
+        decode = importlib.import_module(f"xrgen_runtime.bindings.{binding}").decode
         decoded = [decode(m) for m in ours]
         t_theirs, t_ours, t_decode, t_floor = timings(
             [(run, theirs), (d.dispatch, ours), (decode, ours), (floor, decoded)], seconds

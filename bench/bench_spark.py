@@ -1,4 +1,4 @@
-"""Benchmark: the generic Spark decoder (templates/runtime/_spark.py) against baselines.
+"""Benchmark: the generic Spark decoder (runtime/xrgen_runtime/_spark.py) against baselines.
 
 Script, not a test: prints a table and ratios measured in the same run on local[2].
 
@@ -87,12 +87,7 @@ def session() -> Any:
 
 
 def runtime() -> ModuleType:
-    from conftest import copy_runtime
-
-    root = Path(tempfile.mkdtemp(prefix="xrbench"))
-    copy_runtime(root, "xrbench_rt")
-    sys.path.insert(0, str(root))
-    return importlib.import_module("xrbench_rt")
+    return importlib.import_module("xrgen_runtime")
 
 
 def make_data(spark: Any, rt: Any, rows: int, types: int, path: str) -> None:
@@ -320,7 +315,7 @@ def main() -> None:
 
     spark = session()
     rt = runtime()
-    sp = importlib.import_module("xrbench_rt._spark")
+    sp = importlib.import_module("xrgen_runtime._spark")
     one_path = os.path.join(args.dir, f"one-{args.rows}")
     all_path = os.path.join(args.dir, f"all-{args.rows}")
     structured_path = os.path.join(args.dir, f"structured-{args.rows}")

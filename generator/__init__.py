@@ -1,3 +1,3 @@
 """xrgen: typed Python code generator for xRegistry message catalogs."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

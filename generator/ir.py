@@ -50,7 +50,7 @@ class Attribute:
 @dataclass(frozen=True, slots=True)
 class ProtocolOption:
     """One protocol option: ``path`` into the runtime ``*Binding`` dataclass (see
-    ``templates/runtime/_core.py`` ``OptionDef``); ``value`` a constant or a template."""
+    ``runtime/xrgen_runtime/_core.py`` ``OptionDef``); ``value`` a constant or a template."""
 
     path: tuple[str, ...]
     value: str | int | bool

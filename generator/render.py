@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -35,12 +36,17 @@ def render(template: str, context: dict[str, Any]) -> str:
     return environment().get_template(template).render(**context)
 
 
-def runtime_files() -> list[tuple[str, str]]:
-    """(relative path, text) of every static runtime file, sorted by path."""
-    root = TEMPLATES / "runtime"
+def runtime_modules() -> list[str]:
+    """Dotted names of the public codec and adapter modules of the installed xrgen-runtime
+    (``bindings.kafka``, ``adapters.mqtt``, ...), sorted; read from its files, not imported
+    (an adapter imports its client library)."""
+    spec = importlib.util.find_spec("xrgen_runtime")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("xrgen-runtime is not installed (pip install xrgen-runtime)")
+    root = Path(next(iter(spec.submodule_search_locations)))
     out = []
-    for p in sorted(root.rglob("*.py")):
-        if "__pycache__" in p.parts:
-            continue
-        out.append((p.relative_to(root).as_posix(), p.read_text(encoding="utf-8")))
-    return out
+    for sub in ("bindings", "adapters"):
+        for p in sorted((root / sub).glob("*.py")):
+            if p.stem == "__init__" or not p.stem.startswith("_"):
+                out.append(sub if p.stem == "__init__" else f"{sub}.{p.stem}")
+    return sorted(out)

@@ -36,6 +36,7 @@ for version in 3.12 3.13; do
     if [ ! -f "$venv/.installed" ]; then
         "$python" -m venv "$venv"
         "$venv/bin/pip" install -q --upgrade pip
+        "$venv/bin/pip" install -q -e ./runtime --config-settings editable_mode=compat
         "$venv/bin/pip" install -q -e ".[test]"
         touch "$venv/.installed"
     fi

@@ -1,5 +1,6 @@
-"""The Python package target: ``__init__``, ``_defs``, ``producer``, ``consumer`` and the static
-runtime (``_core``, ``_produce``, ``_dispatch``, ``bindings/``, ``adapters/``, ``_spark``)."""
+"""The Python package target: ``__init__``, ``_defs``, ``producer``, ``consumer``, and
+``bindings/`` and ``adapters/``, which re-export the modules of the xrgen-runtime distribution
+(the package holds catalog-specific code only)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 
 from .. import ir
 from ..literals import comment, docstring, docstring_text, py_str
-from ..render import runtime_files
+from ..render import runtime_modules
 from . import Options, OutputFile
 from .views import (
     PY_TYPES,
@@ -20,9 +21,6 @@ from .views import (
     option_defs,
     schemaformat,
 )
-
-#: runtime modules that are only useful with the Spark target
-SPARK_RUNTIME = frozenset({"_spark.py"})
 
 
 def header(options: Options) -> str:
@@ -47,10 +45,16 @@ def plan(catalog: ir.Catalog, options: Options) -> list[OutputFile]:
         ),
         OutputFile(PurePosixPath("py.typed"), text="", python=False),
     ]
-    for rel, text in runtime_files():
-        if rel in SPARK_RUNTIME and not options.spark:
-            continue
-        files.append(OutputFile(PurePosixPath(rel), text=head + "\n" + text, preformatted=True))
+    for module in runtime_modules():
+        path = PurePosixPath(*module.split("."))
+        path = path / "__init__.py" if "." not in module else path.with_suffix(".py")
+        context = {
+            "header": head,
+            "doc": docstring_text(f"Re-export of xrgen_runtime.{module}: see its documentation."),
+            "module": "xrgen_runtime." + module,
+            "has_all": "." in module,
+        }
+        files.append(OutputFile(path, "python/reexport.py.j2", context))
     return files
 
 
@@ -200,9 +204,24 @@ def init_context(catalog: ir.Catalog, options: Options, head: str) -> dict[str, 
             }
         )
     doc = "Typed CloudEvents package for " + ", ".join(options.catalog_names)
+    upper = next_series(options.version)
+    missing = (
+        f"{options.package} needs xrgen-runtime>={options.version},<{upper}: "
+        f"pip install 'xrgen-runtime>={options.version},<{upper}'"
+    )
     return {
         "header": head,
+        "runtime_version": py_str(options.version),
+        "runtime_missing": py_str(missing),
         "groups": groups,
         "package_doc": docstring_text(doc),
         "spark_note": ", ``spark`` (PySpark schemas and decoders)" if options.spark else "",
     }
+
+
+def next_series(version: str) -> str:
+    """The first version outside ``version``'s release series: ``0.2.1`` -> ``0.3``,
+    ``1.4.0`` -> ``2`` (the rule ``xrgen_runtime.require`` applies)."""
+    parts = [int("".join(ch for ch in p if ch.isdigit()) or 0) for p in version.split(".")[:2]]
+    major, minor = (parts + [0, 0])[:2]
+    return f"0.{minor + 1}" if major == 0 else str(major + 1)

@@ -1,4 +1,4 @@
-"""Event-level tests of the consumer dispatch engine (templates/runtime/_dispatch.py).
+"""Event-level tests of the consumer dispatch engine (runtime/xrgen_runtime/_dispatch.py).
 
 The engine runs inside the ``runtime_package`` fixture (the static runtime copied into a
 temporary package); message definitions and payload models are written by hand here.

@@ -230,7 +230,7 @@ def test_payload_content_type_shortcut(
     if ct is not None:
         attrs["datacontenttype"] = ct
     event = runtime_package.Event(attrs, b'{"n": 1}', None)
-    json_ct = not isinstance(ct, str) or runtime_package.is_json_content_type(ct)
+    json_ct = not isinstance(ct, str) or runtime_package._core.is_json_content_type(ct)
     if json_ct:
         assert c.payload(event) == Body(n=1)
     else:

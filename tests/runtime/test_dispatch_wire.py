@@ -1,4 +1,4 @@
-"""Wire-level tests of the dispatch engine with the real codecs of templates/runtime/bindings.
+"""Wire-level tests of the dispatch engine with the real codecs of runtime/xrgen_runtime/bindings.
 
 Round trips (encode in binary and structured mode -> dispatch -> handler), plain protocol
 messages, decode errors, and a hypothesis fuzz test of the exactly-once rule for every wire

@@ -60,7 +60,14 @@ from ._common import (
     pct_encode,
 )
 
-__all__ = ["encode", "decode", "encode_batch", "decode_batch"]
+__all__ = [
+    "HttpBinding",
+    "HttpMessage",
+    "encode",
+    "decode",
+    "encode_batch",
+    "decode_batch",
+]
 
 CONTENT_TYPE = "content-type"
 STRUCTURED_CONTENT_TYPE = "application/cloudevents+json; charset=UTF-8"

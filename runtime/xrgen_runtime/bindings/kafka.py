@@ -64,7 +64,14 @@ from ._common import (
     put,
 )
 
-__all__ = ["KeyMapper", "partitionkey_key_mapper", "encode", "decode"]
+__all__ = [
+    "KafkaBinding",
+    "KafkaMessage",
+    "KeyMapper",
+    "partitionkey_key_mapper",
+    "encode",
+    "decode",
+]
 
 #: A key mapper (section 3.1): computes the record key from an event without modifying it.
 KeyMapper = Callable[[Event[Any]], bytes | None]

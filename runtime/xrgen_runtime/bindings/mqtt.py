@@ -54,7 +54,7 @@ from ._common import (
     invalid_message,
 )
 
-__all__ = ["encode", "decode"]
+__all__ = ["MqttBinding", "MqttMessage", "encode", "decode"]
 
 _Pairs = tuple[tuple[str, str], ...]
 _DEFAULT = MqttBinding()

@@ -52,7 +52,7 @@ from ._common import (
     pct_encode,
 )
 
-__all__ = ["encode", "decode"]
+__all__ = ["NatsBinding", "NatsMessage", "encode", "decode"]
 
 CONTENT_TYPE = "Content-Type"
 _NAMES = WireNames("ce-")

@@ -23,8 +23,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 import cproton  # type: ignore[import-untyped,import-not-found,unused-ignore]
-import proton  # type: ignore[import-untyped,unused-ignore]
-from proton.utils import BlockingConnection  # type: ignore[import-untyped,unused-ignore]
+import proton  # type: ignore[import-untyped,import-not-found,unused-ignore]
+from proton.utils import BlockingConnection  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
 from .._core import AmqpMessage
 from ._loop import PollingReceiver

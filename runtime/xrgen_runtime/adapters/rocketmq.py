@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from concurrent.futures import Future
 from typing import Any
 
-import rocketmq as rocketmq_client  # type: ignore[import-untyped,unused-ignore]
+import rocketmq as rocketmq_client  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
 from .._core import RocketMqMessage
 from ._loop import PollingReceiver

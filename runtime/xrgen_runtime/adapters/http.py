@@ -16,7 +16,7 @@ import inspect
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-import httpx  # type: ignore[import-untyped,unused-ignore]
+import httpx  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
 from .._core import HttpMessage
 

@@ -16,10 +16,10 @@ from collections.abc import Iterable
 from concurrent.futures import Future
 from typing import Any
 
-import paho.mqtt.client as paho  # type: ignore[import-untyped,unused-ignore]
-from paho.mqtt.enums import CallbackAPIVersion  # type: ignore[import-untyped,unused-ignore]
-from paho.mqtt.packettypes import PacketTypes  # type: ignore[import-untyped,unused-ignore]
-from paho.mqtt.properties import Properties as _Properties  # type: ignore[import-untyped,unused-ignore]
+import paho.mqtt.client as paho  # type: ignore[import-untyped,import-not-found,unused-ignore]
+from paho.mqtt.enums import CallbackAPIVersion  # type: ignore[import-untyped,import-not-found,unused-ignore]
+from paho.mqtt.packettypes import PacketTypes  # type: ignore[import-untyped,import-not-found,unused-ignore]
+from paho.mqtt.properties import Properties as _Properties  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
 from .._core import MqttMessage
 from ._loop import PollingReceiver

@@ -48,7 +48,7 @@ from ._common import (
     invalid_message,
 )
 
-__all__ = ["encode", "decode"]
+__all__ = ["RocketMqBinding", "RocketMqMessage", "encode", "decode"]
 
 CONTENT_TYPE = "CE_contenttype"
 NO_DATA = b"\x00"

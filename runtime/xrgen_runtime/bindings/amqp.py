@@ -57,7 +57,7 @@ from ._common import (
     invalid_message,
 )
 
-__all__ = ["encode", "decode"]
+__all__ = ["AmqpBinding", "AmqpMessage", "encode", "decode"]
 
 CONTENT_TYPE = "content-type"
 STRUCTURED_CONTENT_TYPE = CE_JSON + "; charset=utf-8"

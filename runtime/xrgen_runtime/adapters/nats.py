@@ -16,8 +16,8 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-import nats as nats_client  # type: ignore[import-untyped,unused-ignore]
-from nats.errors import TimeoutError as NatsTimeoutError  # type: ignore[import-untyped,unused-ignore]
+import nats as nats_client  # type: ignore[import-untyped,import-not-found,unused-ignore]
+from nats.errors import TimeoutError as NatsTimeoutError  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
 from .._core import NatsMessage
 from ._loop import AsyncPollingReceiver

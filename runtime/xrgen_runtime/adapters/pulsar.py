@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from concurrent.futures import Future
 from typing import Any
 
-import pulsar as pulsar_client  # type: ignore[import-untyped,unused-ignore]
+import pulsar as pulsar_client  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
 from .._core import PulsarMessage
 from ._loop import PollingReceiver

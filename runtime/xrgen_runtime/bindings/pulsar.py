@@ -49,7 +49,7 @@ from ._common import (
     invalid_message,
 )
 
-__all__ = ["encode", "decode"]
+__all__ = ["PulsarBinding", "PulsarMessage", "encode", "decode"]
 
 CONTENT_TYPE = "CE-datacontenttype"
 _NAMES = WireNames("CE-")

@@ -15,7 +15,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
-import confluent_kafka  # type: ignore[import-untyped,unused-ignore]
+import confluent_kafka  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
 from .._core import KafkaMessage
 from ._loop import PollingReceiver
