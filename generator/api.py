@@ -372,11 +372,13 @@ def _run_key(sources: Sequence[str], package: str, *flags: bool) -> str | None:
     import importlib.metadata
 
     from .render import TEMPLATES
+    from .targets.pyproject import requirements
 
     h = hashlib.sha256()
+    # requirements(): the version floors the generated pyproject.toml states
     h.update(
         repr(
-            (__version__, importlib.metadata.version("black"), package, flags)
+            (__version__, importlib.metadata.version("black"), package, flags, requirements())
         ).encode()
     )
     for root in (*_CODE_ROOTS, TEMPLATES):

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import tomllib
 
 ROOT = Path(__file__).resolve().parents[2]
 ACME = ROOT / "catalogs" / "acme" / "catalog.json"
@@ -99,3 +100,17 @@ def test_config_file_named_on_the_command_line(project: Path) -> None:
     (sub / "settings.toml").write_text('[tool.xrgen]\ncatalogs = ["../catalogs/warns.json"]\nstrict = true\n')
     done = xrgen(project, "", "validate", "--config", "sub/settings.toml")
     assert done.returncode == 1 and "error XRG" in done.stderr  # catalogs found from sub/
+
+
+def test_generated_pyproject_states_the_project_floors(project: Path) -> None:
+    assert xrgen(project, GENERATE, "generate", "--pyproject").returncode == 0
+    generated = tomllib.loads((project / "src" / "pyproject.toml").read_text())["project"]
+    own = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert generated["requires-python"] == own["requires-python"]
+    pyspark = [r for r in own["optional-dependencies"]["spark"] if r.startswith("pyspark")]
+    assert generated["optional-dependencies"]["spark"] == pyspark
+    assert generated["dependencies"] == [r for r in own["dependencies"] if r.startswith("pydantic")]
+    clients = set(own["optional-dependencies"]["adapters"])
+    extras = generated["optional-dependencies"]
+    assert {r for name, reqs in extras.items() if name not in ("spark", "all") for r in reqs} == clients
+    assert set(extras["all"]) == clients | set(pyspark)
