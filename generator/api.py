@@ -371,13 +371,15 @@ def _run_key(sources: Sequence[str], package: str, *flags: bool) -> str | None:
     """Hash of everything a run depends on; ``None`` (no caching) for URL sources."""
     import importlib.metadata
 
-    from .render import TEMPLATES
+    from .render import TEMPLATES, runtime_modules
+    from .targets.pyproject import runtime_requirements
 
     h = hashlib.sha256()
+    # the runtime's floors and extras (the generated pyproject.toml states them) and its
+    # modules (bindings/ and adapters/ re-export them)
+    runtime = (runtime_requirements(), runtime_modules())
     h.update(
-        repr(
-            (__version__, importlib.metadata.version("black"), package, flags)
-        ).encode()
+        repr((__version__, importlib.metadata.version("black"), package, flags, runtime)).encode()
     )
     for root in (*_CODE_ROOTS, TEMPLATES):
         _fingerprint_tree(h, root)

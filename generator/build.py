@@ -1,10 +1,16 @@
 """Build stage: resolved catalog data -> ``ir.Catalog``. The only place that invents Python names.
 
-Naming decisions (all through ``naming.py``; collisions get ``_2`` and a warning XRG301):
-- group classes: ``pascal(group id)``, unique in the package;
-- message methods: ``snake(last id segment)``, unique in the group; the package-wide
-  dispatcher's ``on_<name>`` uses the same stem, made unique across the package;
-- placeholders: ``snake(name)``, unique per message and never ``self``/``data``/``id``/``time``;
+Every name the generated package uses for a catalog entity is decided here, through
+``naming.py``, in the scope where it lives (collisions get ``_2``, ``_3``... and warning XRG301):
+- package module level (one scope for all generated modules, beside every name they import or
+  define, ``MODULE_NAMES``): group classes ``<Group>Producer``/``<Group>Dispatcher`` and their
+  handler mix-ins, and the constants ``G_``/``_M_`` (group), ``D_``/``_E_``/``_create_``
+  (message), ``_T_`` (payload Spark type); upper-cased constants are checked here too, so
+  ``x.yz``/``xy.z`` or ``ReadingV2``/``Readingv2`` never share one;
+- per group: method names ``snake(last id segment)`` and the producer's attributes;
+- package-wide dispatcher: ``on_<method>``, unique across groups;
+- per message: placeholder and free-attribute parameters, never ``self``, ``data``, ``id``,
+  ``time`` or a name the method body uses;
 - payload models: the schema's title or Avro name, else ``<LastSegment>Data``; identical
   schemas share one model.
 """
@@ -26,7 +32,39 @@ CE_CONTEXT = frozenset(
     {"specversion", "id", "source", "type", "datacontenttype", "dataschema", "subject", "time"}
 )
 _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
-_METHOD_RESERVED = frozenset({"self", "data", "id", "time", "cls"})
+#: parameters of producer methods and create functions, and names their bodies use
+_PARAMETERS_RESERVED = frozenset({"self", "cls", "data", "id", "time", "models", "pick"})
+#: what every generated dispatcher has from ``DispatcherBase``
+_DISPATCHER_ATTRIBUTES = frozenset(
+    {"on", "dispatch", "dispatch_async", "dispatch_event", "dispatch_event_async", "message_ids"}
+)
+#: what the generated modules import or define at module level, and the package's submodules
+#: (``tests/unit/test_build.py`` checks a generated package against this list)
+MODULE_NAMES = frozenset(
+    {
+        # the package and its submodules
+        "MESSAGES", "MessageInfo", "DecodeError", "Event", "MessageDef", "BaseModel",
+        "Callable", "Mapping", "Any", "builtins", "annotations",
+        "models", "producer", "consumer", "spark", "bindings", "adapters",
+        "_defs", "_core", "_produce", "_dispatch", "_spark",
+        "xrgen_runtime", "_require_runtime", "_missing",
+        # _defs.py
+        "AttrDef", "OptionDef", "ALL", "GROUPS",
+        # producer.py
+        "datetime", "Emitter", "pick",
+        # consumer.py
+        "Awaitable", "DeadLetter", "DispatcherBase", "Dispatcher",
+        # spark.py
+        "functools", "json", "DataFrame", "DataType", "StructType", "LANDING_SCHEMAS",
+        "Outputs", "SparkDecoder", "parse_type", "_type", "_struct", "SCHEMAS",
+        "EVENT_SCHEMAS", "AVRO_SCHEMAS", "decoder", "decode_kafka", "decode_json",
+        "decode_amqp", "decode_mqtt", "decode_nats", "decode_http", "decode_pulsar",
+        "decode_rocketmq",
+    }
+)  # fmt: skip
+_GROUP_CLASSES = ("{}Producer", "{}Dispatcher", "_{}Handlers", "_{}GroupHandlers")
+_GROUP_CONSTANTS = ("G_{}", "_M_{}")
+_MESSAGE_CONSTANTS = ("D_{}", "_E_{}")
 _JSON_CT = re.compile(r"^[^/;\s]+/([^;\s]*\+)?json\s*(;.*)?$", re.IGNORECASE)
 
 _PROTOCOL_ALIASES = {
@@ -117,13 +155,22 @@ class _Builder:
         #: id(schema object) -> key: messages referencing one schema version share the object
         self.schema_keys: dict[int, str] = {}
         self.model_names = Scope(frozenset({"BaseModel", "Field", "RootModel", "Any"}))
-        self.package_methods = Scope(
-            frozenset({"on", "dispatch", "dispatch_async", "dispatch_event"})
-        )
+        #: the package's module-level names (every generated module)
+        self.module = Scope(MODULE_NAMES)
+        #: the package-wide dispatcher's ``on_*`` decorators
+        self.package_handlers = Scope(_DISPATCHER_ATTRIBUTES)
 
-    def warn_collision(self, loc: str, what: str, name: str, unique: str) -> None:
-        file, _, ptr = loc.partition("#")
-        self.d.warning("XRG301", file, ptr, f"{what} name {name!r} is taken; using {unique!r}")
+    def claim(
+        self, scope: Scope, loc: str, what: str, stem: str, forms: tuple[str, ...] = ("{}",)
+    ) -> str:
+        """``stem`` made unique in ``scope`` for every form (see ``Scope.claim_family``); a
+        collision gets warning XRG301 naming the form that was taken."""
+        unique, taken = scope.claim_family(stem, forms)
+        if taken is not None:
+            file, _, ptr = loc.partition("#")
+            name, used = taken.format(stem), taken.format(unique)
+            self.d.warning("XRG301", file, ptr, f"{what} name {name!r} is taken; using {used!r}")
+        return unique
 
     # -- payloads --------------------------------------------------------------------------
     def payload(self, rm: ResolvedMessage) -> ir.Payload | None:
@@ -155,10 +202,11 @@ class _Builder:
         if key in self.payloads:
             return self.payloads[key]
         name = _schema_name(sch) or last_segment(rm.id) + "Data"
-        model_name, collided = self.model_names.claim(pascal(name))
-        if collided:
-            self.warn_collision(sch.location, "model", pascal(name), model_name)
-        p = ir.Payload(key, sch.family, sch.schema, model_name, sch.location, sch.format)
+        model_name = self.claim(self.model_names, sch.location, "model", pascal(name))
+        spark = self.claim(self.module, sch.location, "constant", model_name.upper(), ("_T_{}",))
+        p = ir.Payload(
+            key, sch.family, sch.schema, model_name, sch.location, sch.format, "_T_" + spark
+        )
         self.payloads[key] = p
         return p
 
@@ -276,27 +324,32 @@ def _schema_name(sch: ResolvedSchema) -> str | None:
 def build(resolved: Resolved, diags: Diagnostics) -> ir.Catalog:
     b = _Builder(diags)
     groups: list[ir.MessageGroup] = []
-    group_names = Scope(
-        frozenset({"Dispatcher", "Producer", "Event", "DecodeError", "MessageInfo"})
-    )
     for rg in resolved.groups:
-        gname, collided = group_names.claim(pascal(rg.id))
-        if collided:
-            b.warn_collision(f"{rg.file}#{rg.pointer}", "group", pascal(rg.id), gname)
-        methods = Scope(frozenset({"dispatch", "dispatch_async", "dispatch_event", "on"}))
+        loc = f"{rg.file}#{rg.pointer}"
+        gname = b.claim(b.module, loc, "class", pascal(rg.id), _GROUP_CLASSES)
+        gconst = b.claim(b.module, loc, "constant", gname.upper(), _GROUP_CONSTANTS)
+        #: the group's producer (methods and attributes); its dispatcher's ``on_<method>``
+        #: names follow the methods and avoid what ``DispatcherBase`` defines
+        members = Scope(frozenset(a[3:] for a in _DISPATCHER_ATTRIBUTES if a.startswith("on_")))
         messages: list[ir.Message] = []
         for rm in rg.messages:
             stem = snake(last_segment(rm.id))
-            py_name, collided = methods.claim(stem)
-            if collided:
-                b.warn_collision(rm.location, "method", stem, py_name)
-            pkg_name, _ = b.package_methods.claim(stem)
-            messages.append(_message(b, rm, py_name, pkg_name))
+            py_name = b.claim(members, rm.location, "method", stem)
+            handler = b.claim(b.package_handlers, rm.location, "handler", "on_" + stem)
+            messages.append(_message(b, rm, py_name, handler))
         common = _common_placeholders(messages)
+        attrs = tuple(b.claim(members, loc, "attribute", "_" + p.py_name) for p in common)
+        own_handlers = any(m.handler != m.package_handler for m in messages)
         groups.append(
             ir.MessageGroup(
                 id=rg.id,
                 py_name=gname,
+                producer_class=gname + "Producer",
+                dispatcher_class=gname + "Dispatcher",
+                handlers_class=f"_{gname}Handlers",
+                group_handlers_class=f"_{gname}{'Group' if own_handlers else ''}Handlers",
+                defs_const="G_" + gconst,
+                entries_var="_M_" + gconst,
                 description=rg.data.get("description")
                 if isinstance(rg.data.get("description"), str)
                 else None,
@@ -305,36 +358,35 @@ def build(resolved: Resolved, diags: Diagnostics) -> ir.Catalog:
                 else None,
                 messages=tuple(messages),
                 common_placeholders=common,
-                location=f"{rg.file}#{rg.pointer}",
+                producer_attrs=attrs,
+                location=loc,
             )
         )
     return ir.Catalog(tuple(groups), tuple(b.payloads.values()), tuple(resolved.sources))
 
 
-def _message(b: _Builder, rm: ResolvedMessage, py_name: str, pkg_name: str) -> ir.Message:
+def _message(b: _Builder, rm: ResolvedMessage, py_name: str, package_handler: str) -> ir.Message:
     data = rm.data
     attrs = b.attributes(rm)
     protocol = normalize_protocol(data.get("protocol"))
     options = b.options(protocol, data.get("protocoloptions"))
-    scope = Scope(_METHOD_RESERVED)
+    stem = package_handler.removeprefix("on_")
+    const = b.claim(b.module, rm.location, "constant", stem.upper(), _MESSAGE_CONSTANTS)
+    create = b.claim(b.module, rm.location, "function", stem, ("_create_{}",))
+    params = Scope(_PARAMETERS_RESERVED)
     names: list[str] = []
     for holder_list in [a.placeholders for a in attrs] + [o.placeholders for o in options]:
         for h in holder_list:
             if h not in names:
                 names.append(h)
-    placeholders = []
-    for h in names:
-        py, collided = scope.claim(snake(h))
-        if collided:
-            b.warn_collision(rm.location, "placeholder", snake(h), py)
-        placeholders.append(ir.Placeholder(h, py))
+    placeholders = [
+        ir.Placeholder(h, b.claim(params, rm.location, "placeholder", snake(h))) for h in names
+    ]
     free_ext = []
     for a in attrs:
         if (a.extension or a.name in FREE_CORE) and a.value is None:
             # a value the catalog leaves open: a keyword argument of the factory
-            py, collided = scope.claim(snake(a.name))
-            if collided:
-                b.warn_collision(rm.location, "attribute", snake(a.name), py)
+            py = b.claim(params, rm.location, "attribute", snake(a.name))
             required = a.required or a.name == "source"  # CloudEvents requires a source
             free_ext.append(
                 ir.Attribute(
@@ -348,7 +400,11 @@ def _message(b: _Builder, rm: ResolvedMessage, py_name: str, pkg_name: str) -> i
         id=rm.id,
         group_id=rm.group_id,
         py_name=py_name,
-        package_py_name=pkg_name,
+        handler="on_" + py_name,
+        package_handler=package_handler,
+        def_const="D_" + const,
+        emitter="_E_" + const,
+        create="_create_" + create,
         description=data.get("description") if isinstance(data.get("description"), str) else None,
         envelope=data.get("envelope") if isinstance(data.get("envelope"), str) else None,
         attributes=tuple(free_ext),

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import __version__, api
+from . import __version__, api, config
 from .diagnostics import Diagnostics
 from .load import is_io_error
 from .write import UnsafePath, check, write
@@ -24,20 +24,6 @@ _PACKAGE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 class UsageError(Exception):
     pass
-
-
-def _settings(path: Path) -> dict[str, Any]:
-    """``[tool.xrgen]`` of a pyproject.toml (empty when absent)."""
-    if not path.is_file():
-        return {}
-    import tomllib
-
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as e:
-        raise UsageError(f"{path}: cannot read [tool.xrgen]: {e}") from e
-    section = data.get("tool", {}).get("xrgen", {})
-    return section if isinstance(section, dict) else {}
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -54,10 +40,13 @@ def _parser() -> argparse.ArgumentParser:
             help="catalog files, split-file folders or http(s) URLs (later shadows earlier)",
         )
         sp.add_argument(
-            "--strict", action="store_true", default=None, help="treat warnings as errors"
+            "--strict",
+            action=argparse.BooleanOptionalAction,
+            help="treat warnings as errors (default: [tool.xrgen] strict, else no)",
         )
         sp.add_argument(
-            "--config", default="pyproject.toml", help="pyproject.toml with [tool.xrgen] settings"
+            "--config",
+            help="TOML file with [tool.xrgen] settings (default: ./pyproject.toml if present)",
         )
 
     g = sub.add_parser("generate", help="generate the Python package")
@@ -70,13 +59,14 @@ def _parser() -> argparse.ArgumentParser:
         help="write nothing; print a diff and exit 1 if anything would change",
     )
     g.add_argument(
-        "--no-spark", dest="spark", action="store_false", default=None, help="leave out spark.py"
+        "--spark",
+        action=argparse.BooleanOptionalAction,
+        help="write spark.py (default: [tool.xrgen] spark, else yes)",
     )
     g.add_argument(
         "--pyproject",
-        action="store_true",
-        default=None,
-        help="also write OUT/pyproject.toml for the package",
+        action=argparse.BooleanOptionalAction,
+        help="also write OUT/pyproject.toml for the package (default: [tool.xrgen] pyproject, else no)",
     )
     g.add_argument("--no-cache", action="store_true", help="do not use the formatting cache")
     g.add_argument("--quiet", action="store_true", help="no progress display")
@@ -102,11 +92,18 @@ def _exit_code(diags: Diagnostics) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        settings = _settings(Path(args.config))
-        catalogs = list(args.catalogs) or [str(c) for c in settings.get("catalogs", [])]
+        settings = config.load(args.config).merged(
+            catalogs=args.catalogs,
+            strict=args.strict,
+            out=getattr(args, "out", None),
+            package=getattr(args, "package", None),
+            spark=getattr(args, "spark", None),
+            pyproject=getattr(args, "pyproject", None),
+        )
+        catalogs = settings.catalogs
         if not catalogs:
             raise UsageError("no catalogs given (arguments or [tool.xrgen] catalogs)")
-        strict = bool(args.strict if args.strict is not None else settings.get("strict", False))
+        strict = settings.strict
         if args.command == "generate":
             return _generate(args, settings, catalogs, strict)
         analysis = api.analyze(catalogs, strict)
@@ -124,24 +121,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                         env = m.get("envelope") or "-"
                         print(f"  {mid}  envelope={env} protocol={proto}  ({m['location']})")
         return code
-    except UsageError as e:
+    except (UsageError, config.ConfigError) as e:
         print(f"xrgen: error: {e}", file=sys.stderr)
         return 2
 
 
 def _generate(
-    args: argparse.Namespace, settings: dict[str, Any], catalogs: list[str], strict: bool
+    args: argparse.Namespace, settings: config.Settings, catalogs: list[str], strict: bool
 ) -> int:
-    out = args.out or settings.get("out")
-    package = args.package or settings.get("package")
+    out, package = settings.out, settings.package
     if not out or not package:
         raise UsageError("generate needs --out and --package (or [tool.xrgen] out/package)")
     if not _PACKAGE.match(package):
         raise UsageError(f"--package {package!r} is not a Python identifier")
-    spark = args.spark if args.spark is not None else bool(settings.get("spark", True))
-    pyproject = bool(
-        args.pyproject if args.pyproject is not None else settings.get("pyproject", False)
-    )
     from .format import Formatter
 
     progress = None if args.quiet else _progress()
@@ -149,8 +141,8 @@ def _generate(
         catalogs,
         package,
         strict=strict,
-        spark=spark,
-        pyproject=pyproject,
+        spark=settings.spark,
+        pyproject=settings.pyproject,
         formatter=Formatter(use_cache=not args.no_cache),
         progress=progress,
     )

@@ -76,16 +76,25 @@ class Payload:
     location: str = ""
     #: JSON Schema draft / Avro version spelled by the catalog, for information
     format_version: str = ""
+    #: module-level name of the payload's Spark type in ``spark.py``
+    spark_var: str = ""
 
 
 @dataclass(frozen=True, slots=True)
 class Message:
     id: str
     group_id: str
-    #: method name in the group's producer/dispatcher, snake case, unique within the group
+    #: method name in the group's producer, snake case, unique within the group
     py_name: str
-    #: ``on_<name>`` decorator name on the package-wide dispatcher, unique across the package
-    package_py_name: str
+    #: decorator name on the group's dispatcher (``on_<py_name>``)
+    handler: str
+    #: decorator name on the package-wide dispatcher, unique across the package
+    package_handler: str
+    #: module-level names: the ``MessageDef`` in ``_defs.py``, its ``Emitter`` and its create
+    #: function (``MESSAGES[id].create``: every placeholder required) in ``producer.py``
+    def_const: str
+    emitter: str
+    create: str
     description: str | None
     envelope: str | None
     attributes: tuple[Attribute, ...]
@@ -113,13 +122,26 @@ class Message:
 @dataclass(frozen=True, slots=True)
 class MessageGroup:
     id: str
-    #: Pascal-case stem: classes are ``<py_name>Producer`` / ``<py_name>Dispatcher``
+    #: Pascal-case stem of the group's names
     py_name: str
+    #: classes: ``<py_name>Producer``, ``<py_name>Dispatcher``, the registrations the
+    #: package-wide dispatcher inherits (``_<py_name>Handlers``) and those the group's
+    #: dispatcher inherits (the same class unless a method name differs package-wide)
+    producer_class: str
+    dispatcher_class: str
+    handlers_class: str
+    group_handlers_class: str
+    #: module-level names: the group's ``MessageDef`` tuple in ``_defs.py`` and its
+    #: ``(MessageDef, create)`` pairs in ``__init__.py``
+    defs_const: str
+    entries_var: str
     description: str | None
     envelope: str | None
     messages: tuple[Message, ...]
     #: placeholders every message of the group uses (producer constructor arguments)
     common_placeholders: tuple[Placeholder, ...] = ()
+    #: the producer's instance attribute holding each common placeholder (same order)
+    producer_attrs: tuple[str, ...] = ()
     location: str = ""
 
 

@@ -82,15 +82,23 @@ class Scope:
 
     def claim(self, name: str) -> tuple[str, bool]:
         """Return ``(unique_name, collided)``."""
-        if name not in self._taken:
-            self._taken.add(name)
-            return name, False
-        n = 2
-        while f"{name}_{n}" in self._taken:
+        unique, taken = self.claim_family(name, ("{}",))
+        return unique, taken is not None
+
+    def claim_family(self, stem: str, forms: tuple[str, ...]) -> tuple[str, str | None]:
+        """Claim ``form.format(stem)`` for every form, all with one suffix: ``stem``, else the
+        first ``stem_2``, ``stem_3``... that leaves every form free.
+
+        Return ``(unique_stem, taken)``: ``taken`` is the first form whose name of ``stem`` was
+        already taken (None when every one was free), for the caller's warning.
+        """
+        taken = next((f for f in forms if f.format(stem) in self._taken), None)
+        unique, n = stem, 2
+        while any(f.format(unique) in self._taken for f in forms):
+            unique = f"{stem}_{n}"
             n += 1
-        unique = f"{name}_{n}"
-        self._taken.add(unique)
-        return unique, True
+        self._taken.update(f.format(unique) for f in forms)
+        return unique, taken
 
     def __contains__(self, name: str) -> bool:
         return name in self._taken

@@ -15,7 +15,6 @@ from .views import (
     PY_TYPES,
     attr_defs,
     data_type,
-    def_const,
     model_ref,
     opt_str,
     option_defs,
@@ -58,16 +57,12 @@ def plan(catalog: ir.Catalog, options: Options) -> list[OutputFile]:
     return files
 
 
-def _group_defs_const(g: ir.MessageGroup) -> str:
-    return "G_" + g.py_name.upper()
-
-
 def defs_context(catalog: ir.Catalog, head: str) -> dict[str, Any]:
     defs = []
     for m in catalog.messages():
         defs.append(
             {
-                "const": def_const(m),
+                "const": m.def_const,
                 "alias_target": m.alias_of is not None,
                 "alias_comment": comment(m.alias_of),
                 "id": py_str(m.id),
@@ -84,9 +79,9 @@ def defs_context(catalog: ir.Catalog, head: str) -> dict[str, Any]:
         )
     groups = [
         {
-            "const": _group_defs_const(g),
+            "const": g.defs_const,
             "id": py_str(g.id),
-            "defs": [def_const(m) for m in g.messages],
+            "defs": [m.def_const for m in g.messages],
         }
         for g in catalog.groups
     ]
@@ -101,45 +96,59 @@ def _extension_param(a: ir.Attribute) -> str:
 def producer_context(catalog: ir.Catalog, head: str) -> dict[str, Any]:
     groups = []
     for g in catalog.groups:
-        common = {p.name for p in g.common_placeholders}
+        creates = []
+        attr_of = {p.name: a for p, a in zip(g.common_placeholders, g.producer_attrs, strict=True)}
         methods = []
         for m in g.messages:
-            params = [f"{p.py_name}: str" for p in m.placeholders if p.name not in common]
-            params += [
-                f"{p.py_name}: str | None = None" for p in m.placeholders if p.name in common
-            ]
             ext = [a for a in m.attributes if a.py_name]
-            params += [_extension_param(a) for a in ext if a.required]
-            params += [_extension_param(a) for a in ext if not a.required]
+            free = [_extension_param(a) for a in ext if a.required]
+            free += [_extension_param(a) for a in ext if not a.required]
+            required = [f"{p.py_name}: str" for p in m.placeholders]
+            dt = data_type(m)
+            call = {
+                "emitter": m.emitter,
+                "def_const": m.def_const,
+                "emit": "emit" if m.payload else "emit_raw",
+                "model_expr": model_ref(m) if m.payload else "",
+                "data_param": f"{dt} | dict[str, Any]" if m.payload else "bytes | None = None",
+                "data_type": dt,
+                "extension_values": [f"{py_str(a.name)}: {a.py_name}" for a in ext],
+                "doc": docstring(m.description, "        "),
+            }
+            # MESSAGES[id].create: every placeholder is a required keyword
+            creates.append(
+                call
+                | {
+                    "name": m.create,
+                    "params": required + free,
+                    "template_values": [f"{py_str(p.name)}: {p.py_name}" for p in m.placeholders],
+                    "doc": docstring(m.description, "    "),
+                }
+            )
+            # the group's method: a placeholder the constructor may hold is optional
+            params = [f"{p.py_name}: str" for p in m.placeholders if p.name not in attr_of]
+            params += [
+                f"{p.py_name}: str | None = None" for p in m.placeholders if p.name in attr_of
+            ]
             values = [
-                f"{py_str(p.name)}: pick({p.py_name}, self._{p.py_name}, {py_str(p.name)})"
-                if p.name in common
+                f"{py_str(p.name)}: pick({p.py_name}, self.{attr_of[p.name]}, {py_str(p.name)})"
+                if p.name in attr_of
                 else f"{py_str(p.name)}: {p.py_name}"
                 for p in m.placeholders
             ]
-            dt = data_type(m)
             methods.append(
-                {
-                    "name": m.py_name,
-                    "const": def_const(m),
-                    "emitter": "_E_" + m.package_py_name.upper(),
-                    "emit": "emit" if m.payload else "emit_raw",
-                    "model_expr": model_ref(m) if m.payload else "",
-                    "data_param": f"{dt} | dict[str, Any]" if m.payload else "bytes | None = None",
-                    "data_type": dt,
-                    "params": params,
-                    "template_values": values,
-                    "extension_values": [f"{py_str(a.name)}: {a.py_name}" for a in ext],
-                    "doc": docstring(m.description, "        "),
-                }
+                call | {"name": m.py_name, "params": params + free, "template_values": values}
             )
-        ctor = [p.py_name for p in g.common_placeholders]
         groups.append(
             {
-                "cls": g.py_name + "Producer",
+                "cls": g.producer_class,
                 "doc": docstring(g.description, "    "),
-                "ctor": ctor,
+                "ctor": [
+                    {"param": p.py_name, "attr": a}
+                    for p, a in zip(g.common_placeholders, g.producer_attrs, strict=True)
+                ],
                 "methods": methods,
+                "creates": creates,
             }
         )
     return {"header": head, "groups": groups}
@@ -152,33 +161,30 @@ def consumer_context(catalog: ir.Catalog, head: str) -> dict[str, Any]:
     for g in catalog.groups:
 
         def method(m: ir.Message, name: str) -> dict[str, str]:
-            return {"name": "on_" + name, "id": py_str(m.id), "data_type": data_type(m)}
+            return {"name": name, "id": py_str(m.id), "data_type": data_type(m)}
 
-        pkg_cls = "_" + g.py_name + "Handlers"
         handler_sets.append(
             {
-                "cls": pkg_cls,
+                "cls": g.handlers_class,
                 "group_comment": comment(g.id),
-                "methods": [method(m, m.package_py_name) for m in g.messages],
+                "methods": [method(m, m.package_handler) for m in g.messages],
             }
         )
-        package_bases.append(pkg_cls)
-        base = pkg_cls
-        if any(m.py_name != m.package_py_name for m in g.messages):
-            base = "_" + g.py_name + "GroupHandlers"
+        package_bases.append(g.handlers_class)
+        if g.group_handlers_class != g.handlers_class:
             handler_sets.append(
                 {
-                    "cls": base,
+                    "cls": g.group_handlers_class,
                     "group_comment": comment(g.id),
-                    "methods": [method(m, m.py_name) for m in g.messages],
+                    "methods": [method(m, m.handler) for m in g.messages],
                 }
             )
         groups.append(
             {
-                "cls": g.py_name + "Dispatcher",
-                "base": base,
+                "cls": g.dispatcher_class,
+                "base": g.group_handlers_class,
                 "doc": docstring(g.description, "    "),
-                "defs_const": _group_defs_const(g),
+                "defs_const": g.defs_const,
             }
         )
     if not package_bases:
@@ -192,17 +198,13 @@ def consumer_context(catalog: ir.Catalog, head: str) -> dict[str, Any]:
 
 
 def init_context(catalog: ir.Catalog, options: Options, head: str) -> dict[str, Any]:
-    groups = []
-    for g in catalog.groups:
-        var = "_P_" + g.py_name.upper()
-        groups.append(
-            {
-                "cls": g.py_name + "Producer",
-                "producer_var": var,
-                "entries_var": "_M_" + g.py_name.upper(),
-                "entries": [f"_defs.{def_const(m)}, {var}.{m.py_name}" for m in g.messages],
-            }
-        )
+    groups = [
+        {
+            "entries_var": g.entries_var,
+            "entries": [f"_defs.{m.def_const}, producer.{m.create}" for m in g.messages],
+        }
+        for g in catalog.groups
+    ]
     doc = "Typed CloudEvents package for " + ", ".join(options.catalog_names)
     upper = next_series(options.version)
     missing = (

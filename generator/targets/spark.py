@@ -11,15 +11,17 @@ from ..literals import py_str
 from ..spark_types import event_schema, payload_to_spark
 from . import Options, OutputFile
 
+#: (landing binding, decoder function, its docstring); the function names are fixed public
+#: names (build.MODULE_NAMES keeps catalog names off them)
 _BINDINGS = (
-    ("kafka", "Decode a DataFrame with Spark's Kafka-source schema (binary and structured mode)."),
-    ("json", 'Decode a DataFrame with one string column "value" of structured CloudEvents JSON.'),
-    ("amqp", "Decode landed AMQP 1.0 messages (LANDING_SCHEMAS['amqp'])."),
-    ("mqtt", "Decode landed MQTT messages (LANDING_SCHEMAS['mqtt'])."),
-    ("nats", "Decode landed NATS messages (LANDING_SCHEMAS['nats'])."),
-    ("http", "Decode landed HTTP requests (LANDING_SCHEMAS['http'])."),
-    ("pulsar", "Decode landed Pulsar messages (LANDING_SCHEMAS['pulsar'])."),
-    ("rocketmq", "Decode landed RocketMQ messages (LANDING_SCHEMAS['rocketmq'])."),
+    ("kafka", "decode_kafka", "Decode a DataFrame with Spark's Kafka-source schema (binary and structured mode)."),
+    ("json", "decode_json", 'Decode a DataFrame with one string column "value" of structured CloudEvents JSON.'),
+    ("amqp", "decode_amqp", "Decode landed AMQP 1.0 messages (LANDING_SCHEMAS['amqp'])."),
+    ("mqtt", "decode_mqtt", "Decode landed MQTT messages (LANDING_SCHEMAS['mqtt'])."),
+    ("nats", "decode_nats", "Decode landed NATS messages (LANDING_SCHEMAS['nats'])."),
+    ("http", "decode_http", "Decode landed HTTP requests (LANDING_SCHEMAS['http'])."),
+    ("pulsar", "decode_pulsar", "Decode landed Pulsar messages (LANDING_SCHEMAS['pulsar'])."),
+    ("rocketmq", "decode_rocketmq", "Decode landed RocketMQ messages (LANDING_SCHEMAS['rocketmq'])."),
 )
 
 
@@ -35,10 +37,9 @@ def plan(catalog: ir.Catalog, options: Options, head: str) -> list[OutputFile]:
         dtype = payload_to_spark(p.format, p.schema)
         if dtype is None:
             continue
-        var = "_T_" + p.model_name.upper()
-        payload_vars[p.key] = var
+        payload_vars[p.key] = p.spark_var
         payload_types[p.key] = dtype
-        payloads.append({"var": var, "json": _json(dtype)})
+        payloads.append({"var": p.spark_var, "json": _json(dtype)})
     messages = []
     for m in catalog.messages():
         key = m.payload.key if m.payload else None
@@ -59,6 +60,6 @@ def plan(catalog: ir.Catalog, options: Options, head: str) -> list[OutputFile]:
         "header": head,
         "payloads": payloads,
         "messages": messages,
-        "bindings": [{"name": n, "literal": py_str(n), "doc": d} for n, d in _BINDINGS],
+        "bindings": [{"function": f, "literal": py_str(n), "doc": d} for n, f, d in _BINDINGS],
     }
     return [OutputFile(PurePosixPath("spark.py"), "pyspark/spark.py.j2", context)]

@@ -18,11 +18,6 @@ PY_TYPES = {
 }
 
 
-def def_const(m: ir.Message) -> str:
-    """Module-level name of a message's MessageDef in ``_defs.py``."""
-    return "D_" + m.package_py_name.upper()
-
-
 def model_ref(m: ir.Message) -> str:
     return f"models.{m.payload.model_name}" if m.payload else "None"
 
