@@ -7,7 +7,7 @@ PIP := $(VENV)/bin/pip
 export PYSPARK_PYTHON := $(abspath $(PY))
 export PYSPARK_DRIVER_PYTHON := $(abspath $(PY))
 
-.PHONY: setup services demo test test-versions lint bench regen clean
+.PHONY: setup services demo test test-versions test-wheels lint bench regen clean
 
 # the runtime is installed in compat mode (a path in a .pth file) so that mypy finds it when
 # it checks generated packages; the generator's import name xrgen needs setuptools' finder.
@@ -45,6 +45,10 @@ test: services setup lint
 # the generator and runtime suites on the newer Pythons installed here (3.12, 3.13)
 test-versions:
 	bash scripts/test_versions.sh
+
+# the built wheels and sdists, installed into a fresh venv as a user installs them
+test-wheels: setup
+	bash scripts/test_wheels.sh
 
 bench: setup
 	$(PY) bench/run_all.py

@@ -8,10 +8,10 @@ Relative paths in the file (``catalogs``, ``out``) are relative to the file's fo
 from __future__ import annotations
 
 import os
+import tomllib
 from pathlib import Path
 from typing import Annotated, Any
 
-import tomllib
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 #: the file read when ``--config`` is not given (absent: defaults only)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import itertools
+import os
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -23,6 +24,9 @@ SHARED = ROOT.parent / "shared"
 SAMPLES = SHARED / "catalogs" / "xrcg-samples"
 
 _counter = itertools.count()
+
+#: tests/wheels checks installed wheels; scripts/test_wheels.sh runs it in a fresh environment
+collect_ignore = [] if os.environ.get("XRGEN_WHEEL_TEST") else ["wheels"]
 
 
 @pytest.fixture(scope="session")

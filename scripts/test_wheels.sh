@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# What users install: build the wheels and sdists of xrgen and xrgen-runtime, install the wheels
+# into a fresh virtual environment (not editable, no client library, no pyspark), and run the
+# installed-package checks and the generated-package suites against them there. The sdists are
+# checked by building wheels from them and comparing the files they hold.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-.venv/bin/python}
+dist=$(mktemp -d)
+venv=$(mktemp -d)/venv
+trap 'rm -rf "$dist" "$(dirname "$venv")"' EXIT
+
+# --no-isolation: the build backend (setuptools, wheel) comes from the dev venv, no download
+"$PY" -m build --no-isolation --sdist --wheel --outdir "$dist" . >/dev/null
+"$PY" -m build --no-isolation --sdist --wheel --outdir "$dist" runtime >/dev/null
+ls "$dist"
+
+# a wheel built from each sdist holds the same files as the wheel built from the tree
+for sdist in "$dist"/*.tar.gz; do
+    rebuilt=$(mktemp -d)
+    "$PY" -m pip wheel -q --no-deps --no-build-isolation -w "$rebuilt" "$sdist"
+    name=$(basename "$rebuilt"/*.whl)
+    diff <(unzip -Z1 "$dist/$name" | grep -v '\.dist-info/RECORD$' | sort) \
+         <(unzip -Z1 "$rebuilt/$name" | grep -v '\.dist-info/RECORD$' | sort)
+    rm -rf "$rebuilt"
+done
+
+"$PY" -m venv "$venv"
+"$venv/bin/pip" install -q --upgrade pip
+"$venv/bin/pip" install -q "$dist"/xrgen_runtime-*.whl "$dist"/xrgen-*.whl
+# test tools only: no client library, no pyspark (what a user of the codecs and dispatchers has)
+"$venv/bin/pip" install -q pytest syrupy hypothesis mypy
+echo "test-wheels: installed $("$venv/bin/pip" list 2>/dev/null | grep -i '^xrgen' | tr -s ' ' | paste -sd ' ')"
+XRGEN_WHEEL_TEST=1 "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/wheels
+"$venv/bin/python" -m pytest -q -p no:cacheprovider \
+    tests/runtime/test_generated_acme.py tests/runtime/test_runtime_package.py \
+    tests/runtime/test_dispatch.py tests/runtime/test_codec_roundtrip.py
