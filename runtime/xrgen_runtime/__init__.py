@@ -46,6 +46,7 @@ from ._dispatch import (
     DispatchResult,
     Handler,
 )
+from ._info import MessageInfo
 from ._version import __version__
 
 __all__ = [
@@ -65,6 +66,7 @@ __all__ = [
     "KafkaBinding",
     "KafkaMessage",
     "MessageDef",
+    "MessageInfo",
     "MqttBinding",
     "MqttMessage",
     "NatsBinding",
