@@ -55,9 +55,13 @@ def test_require(monkeypatch: pytest.MonkeyPatch, installed: str, generated_for:
 def test_a_package_for_a_newer_runtime_fails_to_import_with_what_to_install(
     tmp_path: Path,
 ) -> None:
-    from conftest import generate_into
+    from xrgen import api
+    from xrgen.format import Formatter
+    from xrgen.write import write
 
-    generate_into(tmp_path, [str(CATALOGS / "acme" / "catalog.json")], "future_pkg")
+    result = api.generate([str(CATALOGS / "acme" / "catalog.json")], "future_pkg",
+                          formatter=Formatter(cache_dir=tmp_path / ".cache"))
+    write(tmp_path, "future_pkg", result.files)
     init = tmp_path / "future_pkg" / "__init__.py"
     text = init.read_text()
     pinned = f'_require_runtime("{xrgen.__version__}", __name__)'
