@@ -1,6 +1,6 @@
 """Optional ``pyproject.toml`` beside the package (``--pyproject``): pip-installable, depending
 on the xrgen-runtime release series it was generated for, with the runtime's extras (one per
-client library, ``spark``, ``all``) and ``py.typed``."""
+client library, ``spark``, ``all``, ``testing``) and ``py.typed``."""
 
 from __future__ import annotations
 
@@ -13,7 +13,9 @@ from . import Options, OutputFile
 from .package import next_series
 
 #: the extras of xrgen-runtime (runtime/pyproject.toml), offered under the same names
-RUNTIME_EXTRAS = ("kafka", "mqtt", "amqp", "nats", "http", "pulsar", "rocketmq", "spark", "all")
+RUNTIME_EXTRAS = (
+    "kafka", "mqtt", "amqp", "nats", "http", "pulsar", "rocketmq", "spark", "all", "testing"
+)
 
 
 def plan(catalog: ir.Catalog, options: Options) -> list[OutputFile]:
