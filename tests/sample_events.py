@@ -1,113 +1,21 @@
 """Valid events for every message of a generated package, built through its own producers.
 
-Used by the tests that run the real sample catalogs end to end (dispatcher and Spark). A
-payload is the smallest instance of the model's JSON Schema (required members only, first
-enum value, lower bounds, formats filled in); placeholders and required extension attributes
-(all keyword arguments but ``id`` and ``time``) get values of their annotated type. A message whose payload cannot be synthesized this way
-(e.g. a ``pattern`` on a string) is reported, not silently dropped: :func:`events` returns it
-in ``skipped`` with the reason, and the tests bound how many may be skipped.
+Used by the tests that run the real sample catalogs end to end (dispatcher and Spark). The
+events come from the runtime's testing kit (``xrgen_runtime.testing.example_event``: payload
+synthesized from the model's JSON Schema, placeholders and extension attributes from the
+producer method's signature). A message whose payload cannot be synthesized is reported, not
+silently dropped: :func:`events` returns it in ``skipped`` with the reason.
 """
 
 from __future__ import annotations
 
 import importlib
-import inspect
-import json
-from datetime import datetime, timezone
 from types import ModuleType
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from xrgen_runtime.testing import ExampleError, example_event
 
 from xrgen.validate import may_be_absolute
-
-FORMATS = {
-    "date-time": "2024-05-06T07:08:09Z",
-    "date": "2024-05-06",
-    "time": "07:08:09Z",
-    "uuid": "12345678-1234-4234-8234-123456789abc",
-    "email": "a@example.com",
-    "uri": "https://example.com/x",
-    "hostname": "example.com",
-    "ipv4": "192.0.2.1",
-    "ipv6": "2001:db8::1",
-    "duration": "PT1S",
-}
-
-
-class Unsynthesizable(Exception):
-    """The schema asks for something this simple synthesizer does not produce."""
-
-
-def minimal(schema: dict[str, Any], root: dict[str, Any]) -> Any:
-    """The smallest JSON instance of ``schema`` (``$ref``s resolved against ``root``)."""
-    if "$ref" in schema:
-        name = schema["$ref"].rsplit("/", 1)[-1]
-        return minimal(root.get("$defs", {})[name], root)
-    if "const" in schema:
-        return schema["const"]
-    if "enum" in schema:
-        return schema["enum"][0]
-    for key in ("anyOf", "oneOf"):
-        if key in schema:
-            options = [o for o in schema[key] if o.get("type") != "null"] or schema[key]
-            return minimal(options[0], root)
-    if "allOf" in schema:
-        merged: dict[str, Any] = {}
-        for part in schema["allOf"]:
-            value = minimal(part, root)
-            if not isinstance(value, dict):
-                return value
-            merged.update(value)
-        return merged
-    kind = schema.get("type", "object")
-    if isinstance(kind, list):
-        kind = next((k for k in kind if k != "null"), "null")
-    if kind == "object":
-        props = schema.get("properties", {})
-        return {
-            name: minimal(props.get(name, {}), root)
-            for name in schema.get("required", [])
-        }
-    if kind == "array":
-        count = schema.get("minItems", 0)
-        return [minimal(schema.get("items", {}), root) for _ in range(count)]
-    if kind == "string":
-        if "pattern" in schema:
-            raise Unsynthesizable(f"pattern {schema['pattern']!r}")
-        if schema.get("format") in FORMATS:
-            return FORMATS[schema["format"]]
-        return "x" * max(1, schema.get("minLength", 1))
-    if kind in ("integer", "number"):
-        low = schema.get("minimum", schema.get("exclusiveMinimum", -1) + 1)
-        return int(low) if kind == "integer" else float(low)
-    if kind == "boolean":
-        return False
-    if kind == "null":
-        return None
-    raise Unsynthesizable(f"type {kind!r}")
-
-
-def payload(model: type[BaseModel]) -> BaseModel:
-    """A valid instance of ``model`` (validated from JSON, as a consumer would)."""
-    schema = model.model_json_schema()
-    try:
-        return model.model_validate_json(json.dumps(minimal(schema, schema)))
-    except ValidationError as exc:
-        raise Unsynthesizable(str(exc).splitlines()[0]) from None
-
-
-def _value(annotation: Any, name: str) -> Any:
-    text = str(annotation)
-    if "datetime" in text:
-        return datetime(2024, 5, 6, 7, 8, 9, tzinfo=timezone.utc)
-    if "bool" in text:
-        return True
-    if "int" in text:
-        return 7
-    if "bytes" in text:
-        return b"\x01\x02"
-    return f"{name}-1"
 
 
 def events(pkg: ModuleType) -> tuple[list[tuple[Any, Any]], dict[str, str]]:
@@ -116,16 +24,9 @@ def events(pkg: ModuleType) -> tuple[list[tuple[Any, Any]], dict[str, str]]:
     skipped: dict[str, str] = {}
     for message_id, info in sorted(pkg.MESSAGES.items()):
         try:
-            data: Any = payload(info.model) if info.model is not None else b"\x00opaque"
-        except Unsynthesizable as exc:
+            built.append((info, example_event(pkg, message_id)))
+        except ExampleError as exc:
             skipped[message_id] = str(exc)
-            continue
-        kwargs = {
-            name: _value(p.annotation, name)
-            for name, p in inspect.signature(info.create).parameters.items()
-            if p.kind is p.KEYWORD_ONLY and name not in ("id", "time")
-        }
-        built.append((info, info.create(data, **kwargs)))
     return built, skipped
 
 

@@ -9,45 +9,58 @@ errors of all of them.
 Modules: ``bindings`` (pure codecs, one per protocol binding, plus ``jsonformat``), ``adapters``
 (client libraries: each module imports its library when imported), ``spark`` support in
 ``_spark`` (imported by a generated ``spark.py``; needs pyspark). ``_core``, ``_produce`` and
-``_dispatch`` are the engines behind the generated ``producer.py`` and ``consumer.py``.
+``_dispatch`` are the engines behind the generated ``producer.py`` and ``consumer.py``; the
+names below load them on first use. ``testing``: in-memory brokers, pytest fixtures and
+example events for the tests of services built on generated packages.
 
 A generated package calls :func:`require` first, with the version it was generated for.
 """
 
 from __future__ import annotations
 
-from ._core import (
-    AmqpBinding,
-    AmqpMessage,
-    AttrDef,
-    Binding,
-    DecodeError,
-    Event,
-    HttpBinding,
-    HttpMessage,
-    KafkaBinding,
-    KafkaMessage,
-    MessageDef,
-    MqttBinding,
-    MqttMessage,
-    NatsBinding,
-    NatsMessage,
-    OptionDef,
-    PulsarBinding,
-    PulsarMessage,
-    RocketMqBinding,
-    RocketMqMessage,
-    WireMessage,
-)
-from ._dispatch import (
-    DEAD_LETTER_REASONS,
-    DeadLetter,
-    DispatcherBase,
-    DispatchResult,
-    Handler,
-)
-from ._info import MessageInfo
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from ._version import __version__
+
+if TYPE_CHECKING:
+    from ._core import (
+        AmqpBinding,
+        AmqpMessage,
+        AttrDef,
+        Binding,
+        DecodeError,
+        Event,
+        HttpBinding,
+        HttpMessage,
+        KafkaBinding,
+        KafkaMessage,
+        MessageDef,
+        MqttBinding,
+        MqttMessage,
+        NatsBinding,
+        NatsMessage,
+        OptionDef,
+        PulsarBinding,
+        PulsarMessage,
+        RocketMqBinding,
+        RocketMqMessage,
+        WireMessage,
+    )
+    from ._dispatch import (
+        DEAD_LETTER_REASONS,
+        DeadLetter,
+        DispatcherBase,
+        DispatchResult,
+        Handler,
+    )
+    from ._info import MessageInfo
+
+#: the public names of the engines, imported on first use (``import xrgen_runtime`` alone
+#: loads neither pydantic nor the engines: the pytest plugin of ``testing`` stays cheap)
+_DISPATCH_NAMES = frozenset(
+    {"DEAD_LETTER_REASONS", "DeadLetter", "DispatcherBase", "DispatchResult", "Handler"}
+)
 
 __all__ = [
     "DEAD_LETTER_REASONS",
@@ -80,6 +93,24 @@ __all__ = [
     "__version__",
     "require",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("_core", "_dispatch"):  # the engines, as attributes of the package
+        return importlib.import_module("." + name, __name__)
+    if name not in __all__ or name in ("__version__", "require"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if name == "MessageInfo":
+        module = "._info"
+    else:
+        module = "._dispatch" if name in _DISPATCH_NAMES else "._core"
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
 
 
 def _release(version: str) -> tuple[int, ...]:
