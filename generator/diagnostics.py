@@ -1,6 +1,6 @@
 """Diagnostics shared by every stage: ``file#/json/pointer: error|warning XRGnnn: message``.
 
-Codes are stable; the table lives in README.md. XRG1xx load/validate, XRG2xx resolve,
+Codes are stable; the table lives in docs/diagnostics.md. XRG1xx load/validate, XRG2xx resolve,
 XRG3xx build/naming, XRG9xx internal.
 """
 
