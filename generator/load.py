@@ -39,6 +39,7 @@ from typing import Any
 
 import yaml
 
+from . import protocols
 from .diagnostics import Diagnostics, pointer
 from .registry import (
     Entity,
@@ -134,35 +135,6 @@ def schema_format_version(s: str | None) -> str | None:
     if family == "protobuf":
         return version.split(".", 1)[0]
     return s.strip().partition("/")[2].strip()
-
-
-_PROTOCOLS = {
-    "http": "HTTP",
-    "https": "HTTP",
-    "amqp": "AMQP/1.0",
-    "mqtt": "MQTT/5.0",
-    "kafka": "KAFKA",
-    "nats": "NATS",
-    "pulsar": "PULSAR",
-    "rocketmq": "ROCKETMQ",
-}
-
-
-def protocol_family(s: str | None) -> str | None:
-    """Canonical protocol id for a protocol string (case-insensitive): ``HTTP`` for any
-    ``HTTP[/x]``, ``AMQP/1.0``, ``MQTT/5.0`` or ``MQTT/3.1.1`` (bare ``MQTT`` is 5.0),
-    ``KAFKA``, ``NATS``, ``PULSAR``, ``ROCKETMQ``; ``None`` when unknown."""
-    if not isinstance(s, str):
-        return None
-    name, version = _split_format(s)
-    canonical = _PROTOCOLS.get(name)
-    if canonical is None:
-        return None
-    if name == "mqtt" and version.startswith("3"):
-        return "MQTT/3.1.1"
-    if name == "amqp" and version and not version.startswith("1"):
-        return None
-    return canonical
 
 
 def is_cloudevents(s: str | None) -> bool:
@@ -382,7 +354,7 @@ class _Norm:
         fmt = data.get("format")
         if is_cloudevents(fmt):
             self.rename(data, "format", "envelope")
-        elif protocol_family(fmt) is not None:
+        elif protocols.lookup(fmt) is not None:
             self.rename(data, "format", "protocol")
 
 
@@ -405,13 +377,6 @@ _MESSAGE_RENAMES = (
     ("protocolmetadata", "protocoloptions"),
 )
 
-_AMQP_SECTIONS = (
-    ("application_properties", "application-properties"),
-    ("message_annotations", "message-annotations"),
-    ("delivery_annotations", "delivery-annotations"),
-)
-
-
 def normalize_message(
     data: dict[str, Any], key: str, file: str, ptr: str, diags: Diagnostics
 ) -> dict[str, Any]:
@@ -425,9 +390,7 @@ def normalize_message(
     em = data.get("envelopemetadata")
     if isinstance(em, dict):
         data["envelopemetadata"] = _normalize_envelopemetadata(em, n)
-    po = data.get("protocoloptions")
-    if isinstance(po, dict):
-        data["protocoloptions"] = _normalize_protocoloptions(po, data.get("protocol"), n)
+    _normalize_entity_options(data, n)
     return data
 
 
@@ -456,26 +419,24 @@ def _normalize_envelopemetadata(em: dict[str, Any], n: _Norm) -> dict[str, Any]:
 
 
 def _normalize_protocoloptions(po: dict[str, Any], protocol: Any, n: _Norm) -> dict[str, Any]:
-    family = protocol_family(protocol)
+    proto = protocols.lookup(protocol)
     po = dict(po)
+    if proto is None:
+        return po
     n2 = _Norm(n.diags, n.file, n.ptr + "/protocoloptions")
-    if family == "AMQP/1.0":
-        for old, new in _AMQP_SECTIONS:
-            n2.rename(po, old, new, "XRG117")
-    elif family in ("MQTT/5.0", "MQTT/3.1.1"):
-        props = po.get("properties")
-        if isinstance(props, dict) and "topic_name" not in po:
-            po.pop("properties")
-            for k, v in props.items():
-                po.setdefault(k, v)
-            n.diags.warning(
-                "XRG117",
-                n.file,
-                n2.ptr + "/properties",
-                "legacy MQTT 'properties' wrapper read as top-level protocol options",
-            )
-        n2.rename(po, "topic", "topic_name", "XRG117")
-        n2.rename(po, "user-properties", "user_properties", "XRG117")
+    wrapped = po.get(proto.wrapper) if proto.wrapper else None
+    if proto.wrapper and isinstance(wrapped, dict) and not any(k in po for k in proto.scalars):
+        po.pop(proto.wrapper)
+        for k, v in wrapped.items():
+            po.setdefault(k, v)
+        n.diags.warning(
+            "XRG117",
+            n.file,
+            n2.ptr + pointer(proto.wrapper),
+            f"legacy {proto.family} '{proto.wrapper}' wrapper read as top-level protocol options",
+        )
+    for old, new in proto.renames:
+        n2.rename(po, old, new, "XRG117")
     return po
 
 
@@ -488,7 +449,14 @@ def normalize_messagegroup(
     n.ensure_id(data, "messagegroup", key)
     n.format_to_envelope_or_protocol(data)
     n.rename(data, "definitions", "messages")
+    _normalize_entity_options(data, n)
     return data
+
+
+def _normalize_entity_options(data: dict[str, Any], n: _Norm) -> None:
+    po = data.get("protocoloptions")
+    if isinstance(po, dict):
+        data["protocoloptions"] = _normalize_protocoloptions(po, data.get("protocol"), n)
 
 
 def normalize_endpoint(
@@ -516,6 +484,7 @@ def normalize_endpoint(
             ptr + "/config",
             "legacy attribute 'config' read as 'protocol' and 'protocoloptions'",
         )
+    _normalize_entity_options(data, n)
     if isinstance(data.get("usage"), str):
         data["usage"] = [data["usage"]]
         diags.warning("XRG110", file, ptr + "/usage", "'usage' is a single string; read as a list")

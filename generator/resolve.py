@@ -4,7 +4,8 @@ output: ``Resolved``, plain data that ``build`` turns into the IR.
 
 Rules (DESIGN.md section 3, message_spec.md):
 - basemessage: follow the chain to its end, then merge back up: objects deep-merge, scalars and
-  arrays replace; transitive; a cycle is an error naming the whole chain (XRG201); a dangling
+  arrays replace (a message bound to another protocol family than its base does not inherit
+  the base's ``protocoloptions``); transitive; a cycle is an error naming the whole chain (XRG201); a dangling
   reference or an absolute URI that cannot be resolved is a warning (XRG202/XRG203) and the
   message stands on its own.
 - xref (``meta.xref`` or ``xref``, on a message or a group): the source looks like the target
@@ -24,6 +25,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import protocols
 from .diagnostics import Diagnostics, pointer
 from .ir import CLOUDEVENTS
 from .load import schema_format_family
@@ -170,13 +172,12 @@ class _Resolver:
                 )
             else:
                 base = self.merged(base_key[0], base_key[1], base_ent, full_chain)
+                dropped = {"messageid", "basemessage", "xref", "meta"}
+                if _rebinds(base, ent.data):
+                    # options of another binding mean nothing to this one
+                    dropped.add("protocoloptions")
                 result = deep_merge(
-                    {
-                        k: v
-                        for k, v in base.items()
-                        if k not in ("messageid", "basemessage", "xref", "meta")
-                    },
-                    ent.data,
+                    {k: v for k, v in base.items() if k not in dropped}, ent.data
                 )
         result = {k: v for k, v in result.items() if k != "basemessage"}
         self._merged[key] = result
@@ -376,22 +377,43 @@ class _Resolver:
             meta["dataschema"] = {"type": "uri", "value": rm.schema.uri}
         data["envelopemetadata"] = meta
 
-    # -- endpoints ---------------------------------------------------------------------
+    # -- group and endpoint defaults ---------------------------------------------------
     def apply_endpoints(self, groups: list[ResolvedGroup]) -> None:
-        """Messages of groups an endpoint selects inherit the endpoint's protocol and its
-        routing option (topic/subject/address) when they declare no protocol themselves."""
+        """Protocol defaults reach the messages: a group's ``protocol`` and the routing and
+        map options of its ``protocoloptions``, then those of the endpoints that select it
+        (their nested ``options`` and legacy ``config`` included). The message's own options
+        win over its group's, the group's over the endpoints'; among endpoints the first in
+        catalog order wins (XRG207 names the others). A group reached through endpoints of
+        several protocols keeps protocol-neutral messages (XRG208): they work on every
+        binding, and the caller gives the destination when encoding."""
         by_id = {g.id: g for g in groups}
+        selected: dict[str, list[tuple[str, Entity, protocols.Protocol, dict[str, Any]]]] = {}
         for eid, ent in self.reg.endpoints.items():
+            proto = protocols.lookup(ent.data.get("protocol"))
+            raw = ent.data.get("protocoloptions")
+            opts = protocols.flatten_endpoint_options(raw) if isinstance(raw, dict) else {}
+            where = ent.pointer + "/protocoloptions"
+            if proto is not None:
+                for key in opts:
+                    if not proto.known(key):
+                        self.d.warning(
+                            "XRG175",
+                            ent.file,
+                            where + pointer(key),
+                            f"'{key}' is not a {proto.id} protocol option; not applied",
+                        )
+                for key in protocols.filters(proto, opts):
+                    self.d.warning(
+                        "XRG209",
+                        ent.file,
+                        where + pointer(key),
+                        f"endpoint {eid!r}: {proto.id} {key} {protocols.literal(opts[key])!r} is a"
+                        " subscription filter, not a default destination of its messages",
+                    )
             refs = ent.data.get("messagegroups")
             if not isinstance(refs, list):
                 continue
-            proto = ent.data.get("protocol")
-            opts = (
-                ent.data.get("protocoloptions")
-                if isinstance(ent.data.get("protocoloptions"), dict)
-                else {}
-            )
-            routing = {k: v for k, v in (opts or {}).items() if k in _ROUTING_OPTIONS}
+            defaults = protocols.defaults(proto, opts) if proto is not None else {}
             for i, ref in enumerate(refs):
                 path = _ref_path(ref) if isinstance(ref, str) else None
                 gid = path[1] if path and len(path) == 2 and path[0] == "messagegroups" else None
@@ -403,20 +425,82 @@ class _Resolver:
                         f"endpoint {eid!r} selects {ref!r}, which is not a message group",
                     )
                     continue
-                if not isinstance(proto, str):
-                    continue
-                for rm in by_id[gid].messages:
-                    if "protocol" not in rm.data:
-                        rm.data["protocol"] = proto
-                        if routing:
-                            rm.data["protocoloptions"] = deep_merge(
-                                routing, rm.data.get("protocoloptions") or {}
-                            )
+                if proto is not None:
+                    selected.setdefault(gid, []).append((eid, ent, proto, defaults))
+        for g in groups:
+            self.group_defaults(g, selected.get(g.id, []))
+
+    def group_defaults(
+        self,
+        g: ResolvedGroup,
+        endpoints: list[tuple[str, Entity, protocols.Protocol, dict[str, Any]]],
+    ) -> None:
+        gproto = protocols.lookup(g.data.get("protocol"))
+        graw = g.data.get("protocoloptions")
+        gdefaults = (
+            protocols.defaults(gproto, graw) if gproto is not None and isinstance(graw, dict) else {}
+        )
+        bindings = {p.id: p for _, _, p, _ in endpoints}
+        implied: protocols.Protocol | None = gproto
+        if implied is None and len(bindings) == 1:
+            implied = next(iter(bindings.values()))
+        elif implied is None and len(bindings) > 1 and any(
+            "protocol" not in rm.data for rm in g.messages
+        ):
+            first = endpoints[0][1]
+            self.d.warning(
+                "XRG208",
+                g.file,
+                g.pointer,
+                f"message group {g.id!r} is selected by endpoints of several protocols"
+                f" ({', '.join(sorted(bindings))}); its messages stay protocol-neutral and get"
+                f" no destination from them (first: {first.location})",
+            )
+        # endpoint defaults per binding, first endpoint first
+        merged: dict[str, dict[str, Any]] = {}
+        origin: dict[tuple[str, str], str] = {}
+        for eid, ent, ep_proto, defaults in endpoints:
+            into = merged.setdefault(ep_proto.id, {})
+            for key, value in defaults.items():
+                if key not in into:
+                    into[key] = value
+                    origin[(ep_proto.id, key)] = eid
+                elif key in ep_proto.maps and isinstance(value, dict):
+                    into[key] = {**value, **into[key]}
+                elif protocols.literal(value) != protocols.literal(into[key]):
+                    self.d.warning(
+                        "XRG207",
+                        ent.file,
+                        ent.pointer + "/protocoloptions" + pointer(key),
+                        f"endpoint {eid!r} gives group {g.id!r} {key}"
+                        f" {protocols.literal(value)!r}, but endpoint"
+                        f" {origin[(ep_proto.id, key)]!r} gives"
+                        f" {protocols.literal(into[key])!r} first, which is used",
+                    )
+        for rm in g.messages:
+            proto = protocols.lookup(rm.data.get("protocol"))
+            if "protocol" not in rm.data and implied is not None:
+                rm.data["protocol"] = (
+                    g.data["protocol"] if implied is gproto else endpoints[0][2].id
+                )
+                proto = implied
+            if proto is None:
+                continue
+            defaults = merged.get(proto.id, {})
+            if gproto is proto:
+                defaults = protocols.with_defaults(proto, gdefaults, defaults)
+            if not defaults:
+                continue
+            own = rm.data.get("protocoloptions")
+            rm.data["protocoloptions"] = protocols.with_defaults(
+                proto, own if isinstance(own, dict) else {}, defaults
+            )
 
 
-_ROUTING_OPTIONS = frozenset(
-    {"topic", "topic_name", "subject", "node", "address", "path", "method", "qos"}
-)
+def _rebinds(base: dict[str, Any], child: dict[str, Any]) -> bool:
+    """Whether ``child`` binds to another protocol than its ``basemessage``."""
+    mine, theirs = protocols.lookup(child.get("protocol")), protocols.lookup(base.get("protocol"))
+    return mine is not None and theirs is not None and mine.family != theirs.family
 
 
 def _is_cloudevents(envelope: Any) -> bool:

@@ -15,7 +15,7 @@ import base64
 import binascii
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -23,11 +23,11 @@ from jsonschema import validators as js_validators
 from pydantic import BaseModel, ValidationError
 
 from . import catalog_model as cm
+from . import protocols
 from .diagnostics import Diagnostics, pointer
 from .load import (
     is_cloudevents,
     paused_gc,
-    protocol_family,
     schema_format_family,
     schema_format_version,
 )
@@ -146,7 +146,7 @@ def _check_selectors(data: Data, file: str, ptr: str, diags: Diagnostics) -> Non
             f"envelope '{env}' is not supported (only CloudEvents/1.0); it is ignored",
         )
     proto = data.get("protocol")
-    if isinstance(proto, str) and protocol_family(proto) is None:
+    if isinstance(proto, str) and protocols.lookup(proto) is None:
         diags.warning(
             "XRG162",
             file,
@@ -174,8 +174,8 @@ def _check_group_consistency(
 
 
 def _same_protocol(a: str, b: str) -> bool:
-    fa, fb = protocol_family(a), protocol_family(b)
-    return fa == fb if fa and fb else a.lower() == b.lower()
+    fa, fb = protocols.lookup(a), protocols.lookup(b)
+    return fa is fb if fa and fb else a.lower() == b.lower()
 
 
 # ----------------------------------------------------------------------- declared content
@@ -209,9 +209,9 @@ def _check_declared(data: Data, file: str, ptr: str, diags: Diagnostics) -> None
                 )
     _check_selectors(data, file, ptr, diags)
     po = data.get("protocoloptions")
-    family = protocol_family(data.get("protocol"))
-    if isinstance(po, dict) and family is not None:
-        _check_protocol_options(family, po, file, ptr + "/protocoloptions", diags)
+    proto = protocols.lookup(data.get("protocol"))
+    if isinstance(po, dict) and proto is not None:
+        _check_protocol_options(proto, po, file, ptr + "/protocoloptions", diags)
 
 
 def _check_ce_attribute(name: str, attr: Data, file: str, ptr: str, diags: Diagnostics) -> None:
@@ -381,92 +381,13 @@ VALUE_CHECKS: dict[str, Callable[[Any], str | None]] = {
 
 # --------------------------------------------------------------------- protocol options
 
-_HTTP_METHODS = frozenset(
-    {"GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"}
-)
-_TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
-_MQTT5_ONLY = (
-    "payload_format",
-    "payload_format_indicator",
-    "message_expiry_interval",
-    "response_topic",
-    "correlation_data",
-    "content_type",
-    "user_properties",
-)
-
-
-def _literal(v: Any) -> Any:
-    """The literal behind a loose option value (an attribute definition's ``value``)."""
-    return v.get("value") if isinstance(v, dict) else v
-
-
-def _check_protocol_options(family: str, po: Data, file: str, ptr: str, diags: Diagnostics) -> None:
-    """Structure of the options of a known protocol plus per-option value rules."""
-    model = cm.PROTOCOL_OPTIONS.get(family)
-    if model is not None:
-        _structure(model, Entity(po, file, ptr), "XRG126", f"{family} protocol options", diags)
-    if family == "HTTP":
-        _check_http_declared(po, file, ptr, diags)
-    elif family == "KAFKA":
-        key64 = _literal(po.get("key_base64"))
-        if isinstance(key64, str) and "{" not in key64 and _is_binary(key64):
-            diags.error("XRG169", file, ptr + "/key_base64", "key_base64 is not valid base64")
-    elif family.startswith("MQTT"):
-        qos = _literal(po.get("qos"))
-        if (
-            qos is not None
-            and not (isinstance(qos, str) and "{" in qos)
-            and (isinstance(qos, bool) or qos not in (0, 1, 2))
-        ):
-            diags.error("XRG170", file, ptr + "/qos", f"MQTT qos must be 0, 1 or 2, not {qos!r}")
-        if family == "MQTT/3.1.1":
-            for opt in _MQTT5_ONLY:
-                if opt in po:
-                    diags.warning(
-                        "XRG171", file, ptr + pointer(opt), f"'{opt}' exists only in MQTT 5.0"
-                    )
-
-
-def _check_http_declared(po: Data, file: str, ptr: str, diags: Diagnostics) -> None:
-    method = _literal(po.get("method"))
-    if isinstance(method, str) and "{" not in method:
-        if not _TOKEN.match(method):
-            diags.error("XRG165", file, ptr + "/method", f"'{method}' is not a valid HTTP method")
-        elif method not in _HTTP_METHODS:
-            known = method.upper() in _HTTP_METHODS
-            diags.warning(
-                "XRG165",
-                file,
-                ptr + "/method",
-                f"HTTP method '{method}'"
-                + (
-                    " is case-sensitive; write it in upper case"
-                    if known
-                    else " is not a standard method"
-                ),
-            )
-    status = _literal(po.get("status"))
-    if status is not None and not (isinstance(status, str) and "{" in status):
-        text = str(status) if not isinstance(status, bool) else ""
-        if not (text.isdigit() and len(text) == 3 and 100 <= int(text) <= 599):
-            diags.error(
-                "XRG166",
-                file,
-                ptr + "/status",
-                f"HTTP status must be a code 100-599, not {status!r}",
-            )
-    headers = po.get("headers")
-    names: Iterable[Any] = ()
-    if isinstance(headers, list):
-        names = (h.get("name") for h in headers if isinstance(h, dict))
-    elif isinstance(headers, dict):
-        names = headers.keys()
-    for name in names:
-        if isinstance(name, str) and not _TOKEN.match(name):
-            diags.error(
-                "XRG167", file, ptr + "/headers", f"'{name}' is not a valid HTTP header name"
-            )
+def _check_protocol_options(
+    proto: protocols.Protocol, po: Data, file: str, ptr: str, diags: Diagnostics
+) -> None:
+    """Structure of the options of a known protocol plus its per-option value rules."""
+    _structure(proto.model, Entity(po, file, ptr), "XRG126", f"{proto.id} protocol options", diags)
+    if proto.check is not None:
+        proto.check(po, file, ptr, diags)
 
 
 # --------------------------------------------------------------------- whole-message rules
@@ -486,22 +407,9 @@ def _check_complete(data: Data, file: str, ptr: str, diags: Diagnostics) -> None
             ptr + "/protocol",
             "'protocoloptions' is required when 'protocol' is set",
         )
-    family = protocol_family(proto)
-    if isinstance(po, dict):
-        if family == "HTTP" and po.get("method") is not None and po.get("status") is not None:
-            diags.error(
-                "XRG164",
-                file,
-                ptr + "/protocoloptions",
-                "HTTP 'method' and 'status' are mutually exclusive",
-            )
-        if family == "KAFKA" and po.get("key") is not None and po.get("key_base64") is not None:
-            diags.error(
-                "XRG168",
-                file,
-                ptr + "/protocoloptions",
-                "Kafka 'key' and 'key_base64' are mutually exclusive",
-            )
+    binding = protocols.lookup(proto)
+    if isinstance(po, dict) and binding is not None and binding.check_complete is not None:
+        binding.check_complete(po, file, ptr + "/protocoloptions", diags)
 
 
 def _check_ce_complete(data: Data, file: str, ptr: str, diags: Diagnostics) -> None:
@@ -846,7 +754,8 @@ def _check_endpoint(ep: Entity, diags: Diagnostics) -> None:
     data, file, ptr = ep.data, ep.file, ep.pointer
     _structure(cm.Endpoint, ep, "XRG125", "endpoint", diags)
     _check_selectors(data, file, ptr, diags)
-    family = protocol_family(data.get("protocol"))
+    proto = protocols.lookup(data.get("protocol"))
+    family = proto.id if proto is not None else None
     usage = data.get("usage")
     if isinstance(usage, list) and all(isinstance(u, str) for u in usage):
         _check_usage(usage, family, file, ptr + "/usage", diags)
