@@ -56,6 +56,12 @@ IO_ERROR_CODES = frozenset({"XRG100"})
 DEFAULT_TIMEOUT = 30.0
 
 _COLLECTIONS = ("messagegroups", "schemagroups", "endpoints")
+#: legacy (CNCF discovery / early xRegistry drafts) spellings of root collections
+_ROOT_RENAMES = (
+    ("definitionGroups", "messagegroups"),
+    ("definitiongroups", "messagegroups"),
+    ("schemaGroups", "schemagroups"),
+)
 _URL_RE = re.compile(r"^https?://", re.IGNORECASE)
 
 
@@ -370,6 +376,7 @@ _ATTR_TYPE_ALIASES = {
 _MESSAGE_RENAMES = (
     ("metadata", "envelopemetadata"),
     ("schemaurl", "dataschemauri"),
+    ("schemauri", "dataschemauri"),
     ("dataschemaurl", "dataschemauri"),
     ("schema", "dataschema"),
     ("basemessageurl", "basemessage"),
@@ -541,6 +548,7 @@ def normalize_schema(
             )
     if meta:
         data["meta"] = meta
+    n.rename(data, "schemauri", "schemaurl")
     has_doc = any(k in data for k in ("schema", "schemaurl", "schemabase64"))
     if "versions" not in data and has_doc:
         vid = str(data.get("versionid") or "1")
@@ -562,7 +570,9 @@ def normalize_version(
     """A copy of a schema version (legacy ``id`` -> ``versionid``; missing -> map key, silently,
     as versions are nearly always written without their id)."""
     data = dict(data)
-    _Norm(diags, file, ptr).ensure_id(data, "version", key)
+    n = _Norm(diags, file, ptr)
+    n.ensure_id(data, "version", key)
+    n.rename(data, "schemauri", "schemaurl")
     return data
 
 
@@ -586,12 +596,29 @@ class _Stacker:
         self.diags = diags
 
     # -- whole documents
-    def document(self, doc: Any, file: str, ptr: str = "") -> None:
+    def document(self, doc: Any, file: str, ptr: str = "", whole: bool = False) -> None:
+        """Add a document; ``whole``: a complete catalog (not a split folder's root index),
+        which must hold at least one collection."""
         if not isinstance(doc, dict):
             self.diags.error(
                 "XRG102", file, ptr, f"a catalog document must be an object, not {_kind(doc)}"
             )
             return
+        for old, new in _ROOT_RENAMES:
+            if old in doc and new not in doc:
+                doc = {new if k == old else k: v for k, v in doc.items()}
+                self.diags.warning(
+                    "XRG110", file, ptr + pointer(old), f"legacy collection '{old}' read as '{new}'"
+                )
+        if whole and not any(coll in doc for coll in _COLLECTIONS):
+            self.diags.error(
+                "XRG104",
+                file,
+                ptr,
+                "the document holds no xRegistry collection (messagegroups, schemagroups,"
+                " endpoints); it has "
+                + (", ".join(repr(k) for k in list(doc)[:8]) or "no attributes"),
+            )
         for coll, add in (
             ("messagegroups", self.messagegroup),
             ("schemagroups", self.schemagroup),
@@ -854,10 +881,10 @@ def _load_source(source: str, reg: Registry, st: _Stacker, timeout: float) -> No
     reg.sources.append(name)
     try:
         if _URL_RE.match(source):
-            st.document(_load_url(source, timeout), name)
+            st.document(_load_url(source, timeout), name, whole=True)
         elif Path(source).is_dir():
             _load_folder(Path(source), name, st)
         else:
-            st.document(_read_file(Path(source)), name)
+            st.document(_read_file(Path(source)), name, whole=True)
     except _SourceError as e:
         st.diags.error(e.code, name, "", e.message)

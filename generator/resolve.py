@@ -21,6 +21,7 @@ Rules (DESIGN.md section 3, message_spec.md):
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,8 +31,11 @@ from .diagnostics import Diagnostics, pointer
 from .ir import CLOUDEVENTS
 from .load import schema_format_family
 from .registry import Entity, MessageGroupEntry, Registry, SchemaEntry
+from .validate import absolute_dataschema, may_be_absolute, registry_base
 
 _ABSOLUTE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+#: ``.../schemas/<id>[/versions/<v>]:<type name or pointer>``
+_NAMED_TYPE = re.compile(r"^(.*?/schemas/[^/:]+(?:/versions/[^/:]+)?):(.+)$")
 _IMPLIED_CE = {
     "specversion": {"type": "string", "value": "1.0", "required": True},
     "id": {"type": "string", "required": True},
@@ -160,7 +164,8 @@ class _Resolver:
                 "XRG202",
                 ent.file,
                 ent.pointer + "/basemessage",
-                f"basemessage {base_ref!r} does not exist; the message stands on its own",
+                f"basemessage {base_ref!r} does not exist{self.did_you_mean(base_ref)};"
+                " the message stands on its own",
             )
         else:
             full_chain = (*chain, here)
@@ -182,6 +187,24 @@ class _Resolver:
         result = {k: v for k, v in result.items() if k != "basemessage"}
         self._merged[key] = result
         return result
+
+    def did_you_mean(self, ref: str) -> str:
+        """``" (did you mean '#/messagegroups/g/messages/m'?)"`` for the closest existing
+        message reference (in the spelling of ``ref``), or ``""``."""
+        prefix = "#/" if ref.startswith("#") else "/" if ref.startswith("/") else ""
+        path = _ref_path(ref) or []
+        wanted = "/".join(path)
+        known = [
+            f"messagegroups/{gid}/messages/{mid}"
+            for gid, group in self.reg.messagegroups.items()
+            for mid in group.messages
+        ]
+        close = difflib.get_close_matches(wanted, known, n=1, cutoff=0.6)
+        if not close and path:  # the message id alone (another group, or a typo in the group)
+            by_id = {k.rsplit("/", 1)[1]: k for k in known}
+            ids = difflib.get_close_matches(path[-1], list(by_id), n=1, cutoff=0.6)
+            close = [by_id[i] for i in ids]
+        return f" (did you mean {prefix + close[0]!r}?)" if close else ""
 
     # -- schemas -----------------------------------------------------------------------
     def schema(self, data: dict[str, Any], ent: Entity) -> ResolvedSchema | None:
@@ -208,10 +231,13 @@ class _Resolver:
             return None
         # "<schema ref>#/definitions/X" points into the schema document
         document, _, fragment = (ref[1:] if ref.startswith("#") else ref).partition("#/")
-        path = _ref_path(document) or []
+        # xrcg's "<schema>:TypeName" names a type inside the schema; for JSON Schema the part
+        # after ":" may be a pointer into it ("<version>:definitions/X")
         type_name = None
-        if path and ":" in path[-1]:  # xrcg's "schema:TypeName" names a type inside the schema
-            path[-1], _, type_name = path[-1].partition(":")
+        named = _NAMED_TYPE.match(document)
+        if named:
+            document, type_name = named.group(1), named.group(2)
+        path = _ref_path(document) or []
         ok = len(path) in (4, 6) and path[0] == "schemagroups" and path[2] == "schemas"
         if ok and len(path) == 6 and path[4] != "versions":
             ok = False
@@ -252,6 +278,11 @@ class _Resolver:
                 self.d.error("XRG210", ent.file, where, f"{attr}: the schema has no '#/{fragment}'")
                 return None
             location += "/" + fragment
+        if type_name and family == "json" and not fragment:
+            member = _json_type_pointer(body, type_name)
+            if member is not None:
+                body = _json_fragment(body, member)
+                location += "/" + member
         if type_name and family == "avro":
             named = _avro_named(body, type_name)
             if named is None:
@@ -375,6 +406,15 @@ class _Resolver:
             and "dataschema" not in meta
         ):
             meta["dataschema"] = {"type": "uri", "value": rm.schema.uri}
+        ds = meta.get("dataschema")
+        value = ds.get("value") if isinstance(ds, dict) else None
+        if isinstance(value, str) and value and not may_be_absolute(value):
+            # warned at the declaration (XRG144): never send what CloudEvents consumers reject
+            base = registry_base(rm.file)
+            if base is None:
+                del meta["dataschema"]
+            else:
+                meta["dataschema"] = {**ds, "value": absolute_dataschema(base, value)}  # type: ignore[dict-item]
         data["envelopemetadata"] = meta
 
     # -- group and endpoint defaults ---------------------------------------------------
@@ -394,14 +434,7 @@ class _Resolver:
             opts = protocols.flatten_endpoint_options(raw) if isinstance(raw, dict) else {}
             where = ent.pointer + "/protocoloptions"
             if proto is not None:
-                for key in opts:
-                    if not proto.known(key):
-                        self.d.warning(
-                            "XRG175",
-                            ent.file,
-                            where + pointer(key),
-                            f"'{key}' is not a {proto.id} protocol option; not applied",
-                        )
+                protocols.check_shared(proto, opts, ent.file, where, self.d)
                 for key in protocols.filters(proto, opts):
                     self.d.warning(
                         "XRG209",
@@ -437,9 +470,10 @@ class _Resolver:
     ) -> None:
         gproto = protocols.lookup(g.data.get("protocol"))
         graw = g.data.get("protocoloptions")
-        gdefaults = (
-            protocols.defaults(gproto, graw) if gproto is not None and isinstance(graw, dict) else {}
-        )
+        gdefaults: dict[str, Any] = {}
+        if gproto is not None and isinstance(graw, dict):
+            protocols.check_shared(gproto, graw, g.file, g.pointer + "/protocoloptions", self.d)
+            gdefaults = protocols.defaults(gproto, graw)
         bindings = {p.id: p for _, _, p, _ in endpoints}
         implied: protocols.Protocol | None = gproto
         if implied is None and len(bindings) == 1:
@@ -534,6 +568,22 @@ def _json_fragment(schema: Any, fragment: str) -> Any:
     out = {k: schema[k] for k in ("$schema", "definitions", "$defs") if k in schema}
     out.update({"$ref": "#/" + fragment, "title": fragment.rsplit("/", 1)[-1]})
     return out
+
+
+def _json_type_pointer(schema: Any, name: str) -> str | None:
+    """The pointer (without ``#/``) that ``<schema>:name`` names in a JSON Schema: ``name``
+    itself when it is a pointer to a member, else ``definitions/name`` or ``$defs/name``
+    when present; ``None`` (the root schema) otherwise."""
+    candidates = [name.lstrip("/")] if "/" in name else []
+    candidates += [f"definitions/{name}", f"$defs/{name}"]
+    for candidate in candidates:
+        node = schema
+        for token in candidate.split("/"):
+            token = token.replace("~1", "/").replace("~0", "~")
+            node = node.get(token) if isinstance(node, dict) else None
+        if isinstance(node, dict):
+            return candidate
+    return None
 
 
 def _avro_named(schema: Any, name: str) -> Any:

@@ -241,6 +241,9 @@ def _check_ce_attribute(name: str, attr: Data, file: str, ptr: str, diags: Diagn
                 "XRG131", file, ptr, 'specversion must be declared as type string with value "1.0"'
             )
         return
+    if name == "time" and isinstance(value, str) and "{" in value:
+        _warn_fixed_time(value, file, ptr, diags)  # a template: as ignored as a constant
+        return
     if not isinstance(kind, str):
         return  # structural error already reported
     if kind not in VALUE_CHECKS:
@@ -263,23 +266,21 @@ def _check_ce_attribute(name: str, attr: Data, file: str, ptr: str, diags: Diagn
             "XRG136", file, ptr + "/value", "the CloudEvents 'id' should not have a constant value"
         )
     if name == "dataschema" and isinstance(value, str) and value and not may_be_absolute(value):
+        base = registry_base(file)
+        fate = (
+            f"it is read as {absolute_dataschema(base, value)!r}, relative to the registry"
+            if base
+            else "it is left out (the producer does not send it and the dispatcher does not"
+            " expect it), as the catalog was not read from an http(s) registry"
+        )
         diags.warning(
             "XRG144",
             file,
             ptr + "/value",
-            f"'dataschema' value {value!r} is not an absolute URI as CloudEvents requires;"
-            " the producer sends it as declared and CloudEvents consumers (this package's"
-            " dispatcher and Spark decoders too) dead-letter such events",
+            f"'dataschema' value {value!r} is not an absolute URI as CloudEvents requires; {fate}",
         )
     if name == "time" and value is not None and value != _NOW:
-        diags.warning(
-            "XRG137",
-            file,
-            ptr + "/value",
-            f"'time' has the fixed value {value!r}; it is ignored (events get the time they"
-            f" are created, or the one given, and time is not matched on receipt): use {_NOW!r}"
-            " for 'now' or omit the value",
-        )
+        _warn_fixed_time(value, file, ptr, diags)
     if name in FREE_CORE and value == "":
         diags.warning(
             "XRG145",
@@ -288,6 +289,38 @@ def _check_ce_attribute(name: str, attr: Data, file: str, ptr: str, diags: Diagn
             f"'{name}' has an empty value, which CloudEvents does not allow; it is read as no"
             " value (the producer takes it as an argument)",
         )
+
+
+def _warn_fixed_time(value: Any, file: str, ptr: str, diags: Diagnostics) -> None:
+    diags.warning(
+        "XRG137",
+        file,
+        ptr + "/value",
+        f"'time' has the fixed value {value!r}; it is ignored (events get the time they"
+        f" are created, or the one given, and time is not matched on receipt): use {_NOW!r}"
+        " for 'now' or omit the value",
+    )
+
+
+def registry_base(file: str) -> str | None:
+    """The registry root URL of a catalog read from http(s) (``file`` is its URL), else None:
+    the URL without query and fragment, cut before its first xRegistry collection."""
+    if not _HTTP.match(file):
+        return None
+    base = file.split("#", 1)[0].split("?", 1)[0]
+    for collection in ("/messagegroups", "/schemagroups", "/endpoints"):
+        base = base.split(collection, 1)[0]
+    return base.rstrip("/")
+
+
+def absolute_dataschema(base: str, value: str) -> str:
+    """A registry-relative ``dataschema`` made absolute from the registry root ``base``."""
+    if value.startswith("#"):
+        value = value[1:]
+    return base + value if value.startswith("/") else base + "/" + value
+
+
+_HTTP = re.compile(r"^https?://", re.IGNORECASE)
 
 
 def may_be_absolute(template: str) -> bool:
@@ -414,6 +447,18 @@ def _check_complete(data: Data, file: str, ptr: str, diags: Diagnostics) -> None
 
 def _check_ce_complete(data: Data, file: str, ptr: str, diags: Diagnostics) -> None:
     em = data.get("envelopemetadata")
+    ce_type = _attr_value(em, "type") if isinstance(em, dict) else None
+    if not (isinstance(ce_type, str) and ce_type):
+        where = "/envelopemetadata/type" if isinstance(em, dict) and "type" in em else "/envelope"
+        base = data.get("basemessage")
+        diags.error(
+            "XRG146",
+            file,
+            ptr + where,
+            "a CloudEvents message needs a 'type' value; without one its producer would emit"
+            " events that every CloudEvents consumer rejects"
+            + (f" (its basemessage {base!r} did not resolve)" if isinstance(base, str) else ""),
+        )
     if em is None:
         diags.warning(
             "XRG138",

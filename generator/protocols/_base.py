@@ -271,19 +271,39 @@ def as_map(value: Any) -> dict[str, Any]:
 
 
 def defaults(proto: Protocol, options: Mapping[str, Any]) -> dict[str, Any]:
-    """What a group or endpoint passes to its messages: routing options that address one
-    destination, and map options (in map form)."""
+    """What a group or endpoint passes to its messages: its message options (map options in
+    map form), except routing values that are subscription filters."""
     out: dict[str, Any] = {}
     for key, raw in options.items():
-        if key in proto.routing:
+        if key in proto.scalars:
             value = option_value(raw)
-            if isinstance(value, str) and proto.is_filter(key, value):
+            if isinstance(value, str) and key in proto.routing and proto.is_filter(key, value):
                 continue
             if value is not _NO_VALUE and value is not None:
                 out[key] = raw
         elif key in proto.maps and isinstance(raw, (dict, list)):
             out[key] = as_map(raw)
     return out
+
+
+def check_shared(
+    proto: Protocol, options: Mapping[str, Any], file: str, ptr: str, diags: Diagnostics
+) -> None:
+    """Warnings for the options of a group or endpoint that reach no message: names the
+    binding does not define (XRG175) and options it does not apply (XRG174)."""
+    for key in options:
+        where = ptr + pointer(key)
+        if key in proto.unapplied:
+            diags.warning(
+                "XRG174",
+                file,
+                where,
+                f"{proto.id} option '{key}' is not applied: {proto.unapplied[key]}",
+            )
+        elif not proto.known(key):
+            diags.warning(
+                "XRG175", file, where, f"'{key}' is not a {proto.id} protocol option; not applied"
+            )
 
 
 def filters(proto: Protocol, options: Mapping[str, Any]) -> list[str]:
