@@ -66,7 +66,8 @@ class Protocol:
     routing: frozenset[str]
     #: endpoint-level options (connections, subscriptions): known, never applied to messages
     connection: frozenset[str] = frozenset()
-    #: options the binding defines that the generator does not apply -> why (warning XRG174)
+    #: options the binding defines that the generator does not apply -> why (warning XRG174;
+    #: an empty reason: the binding's ``check`` already warns about the option)
     unapplied: Mapping[str, str] = field(default_factory=dict)
     #: legacy option spellings read under their current name (warning XRG117)
     renames: tuple[tuple[str, str], ...] = ()
@@ -216,9 +217,12 @@ def to_ir(
                         f"{proto.id} {key} entry '{name}' value {_describe(value)} is not a string, integer or boolean; not applied",
                     )
         elif key in proto.unapplied:
-            skip(
-                "XRG174", where, f"{proto.id} option '{key}' is not applied: {proto.unapplied[key]}"
-            )
+            if proto.unapplied[key]:
+                skip(
+                    "XRG174",
+                    where,
+                    f"{proto.id} option '{key}' is not applied: {proto.unapplied[key]}",
+                )
         elif key in proto.connection or key in CONNECTION_OPTIONS:
             skip(
                 "XRG174",
@@ -226,7 +230,7 @@ def to_ir(
                 f"{proto.id} option '{key}' configures a connection, not a message; not applied",
             )
         else:
-            skip("XRG175", where, f"'{key}' is not a {proto.id} protocol option; not applied")
+            skip("XRG175", where, f"{proto.id} defines no option '{key}'; not applied")
     return tuple(out.values())
 
 
@@ -294,15 +298,16 @@ def check_shared(
     for key in options:
         where = ptr + pointer(key)
         if key in proto.unapplied:
-            diags.warning(
-                "XRG174",
-                file,
-                where,
-                f"{proto.id} option '{key}' is not applied: {proto.unapplied[key]}",
-            )
+            if proto.unapplied[key]:
+                diags.warning(
+                    "XRG174",
+                    file,
+                    where,
+                    f"{proto.id} option '{key}' is not applied: {proto.unapplied[key]}",
+                )
         elif not proto.known(key):
             diags.warning(
-                "XRG175", file, where, f"'{key}' is not a {proto.id} protocol option; not applied"
+                "XRG175", file, where, f"{proto.id} defines no option '{key}'; not applied"
             )
 
 

@@ -48,7 +48,9 @@ def _check_311(po: dict[str, Any], file: str, ptr: str, diags: Diagnostics) -> N
     _check_qos(po, file, ptr, diags)
     for opt in _MQTT5_ONLY:
         if opt in po:
-            diags.warning("XRG171", file, ptr + pointer(opt), f"'{opt}' exists only in MQTT 5.0")
+            diags.warning(
+                "XRG171", file, ptr + pointer(opt), f"'{opt}' exists only in MQTT 5.0; not applied"
+            )
 
 
 def _is_filter(option: str, value: str) -> bool:
@@ -103,7 +105,7 @@ MQTT311 = Protocol(
     maps={},
     routing=frozenset({"topic_name", "qos", "retain"}),
     connection=_CONNECTION,
-    unapplied={opt: "MQTT 3.1.1 has no such field" for opt in _MQTT5_ONLY},
+    unapplied={opt: "" for opt in _MQTT5_ONLY},  # warned by _check_311 (XRG171)
     renames=_RENAMES,
     wrapper="properties",
     check=_check_311,
