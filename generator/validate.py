@@ -49,6 +49,7 @@ def _validate(registry: Registry, diags: Diagnostics) -> None:
         g = group.entity
         _structure(cm.MessageGroup, g, "XRG120", "message group", diags)
         _check_selectors(g.data, g.file, g.pointer, diags)
+        _check_shared_options(g.data, g.file, g.pointer, diags)
         for msg in group.messages.values():
             validate_message(msg.data, msg.file, msg.pointer, diags, group=g.data)
     for sgroup in registry.schemagroups.values():
@@ -413,6 +414,18 @@ VALUE_CHECKS: dict[str, Callable[[Any], str | None]] = {
 
 
 # --------------------------------------------------------------------- protocol options
+
+def _check_shared_options(data: Data, file: str, ptr: str, diags: Diagnostics) -> None:
+    """The options of a group or endpoint, which its messages take as defaults (a nested
+    ``options`` object of an endpoint is checked where it is written)."""
+    po = data.get("protocoloptions")
+    proto = protocols.lookup(data.get("protocol"))
+    if isinstance(po, dict) and proto is not None:
+        _check_protocol_options(proto, po, file, ptr + "/protocoloptions", diags)
+        nested = po.get("options")
+        if isinstance(nested, dict):
+            _check_protocol_options(proto, nested, file, ptr + "/protocoloptions/options", diags)
+
 
 def _check_protocol_options(
     proto: protocols.Protocol, po: Data, file: str, ptr: str, diags: Diagnostics
@@ -799,6 +812,7 @@ def _check_endpoint(ep: Entity, diags: Diagnostics) -> None:
     data, file, ptr = ep.data, ep.file, ep.pointer
     _structure(cm.Endpoint, ep, "XRG125", "endpoint", diags)
     _check_selectors(data, file, ptr, diags)
+    _check_shared_options(data, file, ptr, diags)
     proto = protocols.lookup(data.get("protocol"))
     family = proto.id if proto is not None else None
     usage = data.get("usage")
