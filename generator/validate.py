@@ -814,10 +814,9 @@ def _check_endpoint(ep: Entity, diags: Diagnostics) -> None:
     _check_selectors(data, file, ptr, diags)
     _check_shared_options(data, file, ptr, diags)
     proto = protocols.lookup(data.get("protocol"))
-    family = proto.id if proto is not None else None
     usage = data.get("usage")
     if isinstance(usage, list) and all(isinstance(u, str) for u in usage):
-        _check_usage(usage, family, file, ptr + "/usage", diags)
+        _check_usage(usage, proto, file, ptr + "/usage", diags)
     opts = data.get("envelopeoptions")
     if isinstance(opts, dict):
         mode = opts.get("mode")
@@ -843,7 +842,7 @@ def _check_endpoint(ep: Entity, diags: Diagnostics) -> None:
 
 
 def _check_usage(
-    usage: list[str], family: str | None, file: str, ptr: str, diags: Diagnostics
+    usage: list[str], proto: protocols.Protocol | None, file: str, ptr: str, diags: Diagnostics
 ) -> None:
     unknown = [u for u in usage if u not in _USAGES]
     if unknown:
@@ -859,7 +858,10 @@ def _check_usage(
         diags.error("XRG172", file, ptr, "usage must name at least one role")
     elif "producer" in roles and len(roles) > 1:
         diags.error("XRG172", file, ptr, "'producer' must not be combined with other usages")
-    elif roles == {"subscriber", "consumer"} and family in ("HTTP", "KAFKA"):
+    elif roles == {"subscriber", "consumer"} and proto is not None and proto.separate_roles:
         diags.error(
-            "XRG172", file, ptr, f"{family} endpoints must model subscriber and consumer separately"
+            "XRG172",
+            file,
+            ptr,
+            f"{proto.id} endpoints must model subscriber and consumer separately",
         )

@@ -82,6 +82,9 @@ class Protocol:
     #: (MQTT ``#``/``+``, NATS ``*``/``>``, comma lists): not a default for messages
     is_filter: Callable[[str, str], bool] = lambda option, value: "," in value
     spark: SparkLanding | None = None
+    #: an endpoint must not be both ``subscriber`` and ``consumer`` (XRG172): the binding
+    #: delivers to subscribers (push) and consumers (pull) over different endpoints
+    separate_roles: bool = False
 
     @property
     def family(self) -> str:

@@ -82,6 +82,7 @@ HTTP = Protocol(
     connection=frozenset({"timeout", "tls", "auth"}),
     check=_check,
     check_complete=_check_complete,
+    separate_roles=True,
     spark=SparkLanding(
         "http", "decode_http", "Decode landed HTTP requests (LANDING_SCHEMAS['http'])."
     ),

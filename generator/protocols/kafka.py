@@ -70,6 +70,7 @@ KAFKA = Protocol(
     rewrite=_rewrite,
     check=_check,
     check_complete=_check_complete,
+    separate_roles=True,
     spark=SparkLanding(
         "kafka",
         "decode_kafka",
