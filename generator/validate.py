@@ -152,7 +152,7 @@ def _check_selectors(data: Data, file: str, ptr: str, diags: Diagnostics) -> Non
             "XRG162",
             file,
             ptr + "/protocol",
-            f"protocol '{proto}' is not supported; its options are not checked",
+            f"protocol '{proto}' is not supported; its options are neither checked nor applied",
         )
 
 
