@@ -594,6 +594,8 @@ class _Stacker:
     def __init__(self, reg: Registry, diags: Diagnostics) -> None:
         self.reg = reg
         self.diags = diags
+        #: message groups made from endpoints' own messages (a later endpoint replaces them)
+        self.endpoint_groups: set[str] = set()
 
     # -- whole documents
     def document(self, doc: Any, file: str, ptr: str = "", whole: bool = False) -> None:
@@ -742,9 +744,33 @@ class _Stacker:
     def endpoint(self, eid: str, item: Any, file: str, ptr: str) -> None:
         if not self._entity_ok(item, file, ptr):
             return
-        self.reg.endpoints[eid] = Entity(
-            normalize_endpoint(item, eid, file, ptr, self.diags), file, ptr
-        )
+        item = dict(item)
+        key = "messages" if "messages" in item else "definitions"
+        inline = item.pop(key, None)
+        data = normalize_endpoint(item, eid, file, ptr, self.diags)
+        self.reg.endpoints[eid] = Entity(data, file, ptr)
+        if isinstance(inline, dict) and inline:
+            self.endpoint_messages(eid, data, inline, file, ptr + pointer(key))
+
+    def endpoint_messages(
+        self, eid: str, endpoint: dict[str, Any], inline: dict[str, Any], file: str, ptr: str
+    ) -> None:
+        """An endpoint's own messages form the message group named like the endpoint, bound
+        to its protocol and options (warning XRG118 when a message group has that id)."""
+        entry = self.reg.messagegroups.get(eid)
+        if entry is not None and eid not in self.endpoint_groups:
+            self.diags.warning(
+                "XRG118",
+                file,
+                ptr,
+                f"the messages of endpoint {eid!r} are left out: a message group has that id",
+            )
+            return
+        self.endpoint_groups.add(eid)
+        group = {"messagegroupid": eid}
+        group.update({k: endpoint[k] for k in ("envelope", "protocol", "protocoloptions") if k in endpoint})
+        entry = self.reg.messagegroups[eid] = MessageGroupEntry(Entity(group, file, ptr))
+        self.collection(inline, file, ptr, lambda k, m, f, p: self.message(eid, k, m, f, p))
 
 
 def _kind(o: Any) -> str:

@@ -99,6 +99,9 @@ def test_endpoint_and_group_defaults(pkg: ModuleType) -> None:
     assert (own.topic, own.qos) == ("own/topic", 1)  # the message's own topic wins
     assert _binding(pkg, "routing.ep.amqp.EpAmqpPlaced").address == "queue-x"
     assert pkg.MESSAGES["routing.ep.multi.EpMultiPlaced"].definition.protocol is None
+    inline = pkg.MESSAGES["routing.inline.Ping"]  # an endpoint's own messages: its group
+    assert inline.group == "ep.inline"
+    assert _binding(pkg, "routing.inline.Ping").subject == "inline.subject"
     grp = _binding(pkg, "routing.grp.http.GrpHttpPlaced")
     assert (grp.method, grp.path) == ("PUT", "/group")
 
