@@ -5,9 +5,9 @@ output: ``Resolved``, plain data that ``build`` turns into the IR.
 Rules (DESIGN.md section 3, message_spec.md):
 - basemessage: follow the chain to its end, then merge back up: objects deep-merge, scalars and
   arrays replace (a message bound to another protocol family than its base does not inherit
-  the base's ``protocoloptions``); transitive; a cycle is an error naming the whole chain (XRG201); a dangling
-  reference or an absolute URI that cannot be resolved is a warning (XRG202/XRG203) and the
-  message stands on its own.
+  the base's ``protocoloptions``); transitive; a cycle is an error naming the whole chain
+  (XRG201); a dangling reference or an absolute URI that cannot be resolved is a warning
+  (XRG202, naming the closest existing message; XRG203) and the message stands on its own.
 - xref (``meta.xref`` or ``xref``, on a message or a group): the source looks like the target
   except for its own id; not transitive (an xref to an xref is a warning, XRG205); dangling is
   a warning (XRG204) and the source is left out.
@@ -16,7 +16,9 @@ Rules (DESIGN.md section 3, message_spec.md):
   ``/versions/v``). A reference that does not resolve is an error (XRG210).
 - CloudEvents/1.0: ``specversion``/``id``/``source``/``type`` always present and required;
   ``datacontenttype`` inferred from the schema format; ``dataschema`` inferred from an
-  absolute schema URI.
+  absolute schema URI; a ``dataschema`` that is not absolute is made absolute from the
+  registry URL (catalogs read from http(s)) or left out (XRG144).
+- group and endpoint defaults: see ``apply_endpoints`` and docs/catalogs.md.
 """
 
 from __future__ import annotations
