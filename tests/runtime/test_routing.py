@@ -11,7 +11,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from sample_events import CODECS
+from sample_events import own_wires
 from xrgen_runtime.testing import example_event
 
 from xrgen import api
@@ -27,17 +27,6 @@ def pkg(generated: Generated) -> ModuleType:
     return generated(CATALOG, package="routing_pkg")
 
 
-def _wires(pkg: ModuleType, message_id: str, event: Any) -> list[tuple[str, Any]]:
-    info = pkg.MESSAGES[message_id]
-    name, modes = CODECS[info.definition.protocol]
-    codec = importlib.import_module(f"{pkg.__name__}.bindings.{name}")
-    if info.definition.envelope is None:
-        modes = ("binary",)
-    # a protocol-neutral message has no destination of its own: only then give one
-    route = {"topic": "neutral"} if info.definition.protocol is None else {}
-    return [(mode, codec.encode(event, mode=mode, **route)) for mode in modes]
-
-
 def test_every_message_reaches_exactly_its_own_handler(pkg: ModuleType) -> None:
     received: list[str] = []
     dead: list[tuple[str, str]] = []
@@ -47,7 +36,7 @@ def test_every_message_reaches_exactly_its_own_handler(pkg: ModuleType) -> None:
     checked = 0
     for message_id in pkg.MESSAGES:
         event = example_event(pkg, message_id)
-        for mode, wire in _wires(pkg, message_id, event):
+        for _codec, mode, wire in own_wires(pkg, message_id, event):
             received.clear()
             dead.clear()
             result = dispatcher.dispatch(wire)

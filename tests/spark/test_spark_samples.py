@@ -1,8 +1,7 @@
 """Every message of every real sample catalog through its generated ``spark.py``: events
 built by the package's own producers, encoded by its codecs in both content modes, land as
 Spark rows of their protocol's landing shape and are decoded into the output of their
-message (or, for the 5 messages whose catalog fixes a relative ``dataschema``, dead-lettered
-exactly as the Python dispatcher does; generation warns with XRG144)."""
+message."""
 
 from __future__ import annotations
 
