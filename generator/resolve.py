@@ -436,12 +436,16 @@ class _Resolver:
             opts = protocols.flatten_endpoint_options(raw) if isinstance(raw, dict) else {}
             where = ent.pointer + "/protocoloptions"
             if proto is not None:
-                protocols.check_shared(proto, opts, ent.file, where, self.d)
+                if isinstance(raw, dict):
+                    protocols.check_shared(proto, raw, ent.file, where, self.d)
+                    nested = raw.get("options")
+                    if isinstance(nested, dict):
+                        protocols.check_shared(proto, nested, ent.file, where + "/options", self.d)
                 for key in protocols.filters(proto, opts):
                     self.d.warning(
                         "XRG209",
                         ent.file,
-                        where + pointer(key),
+                        _option_pointer(ent, key),
                         f"endpoint {eid!r}: {proto.id} {key} {protocols.literal(opts[key])!r} is a"
                         " subscription filter, not a default destination of its messages",
                     )
@@ -507,7 +511,7 @@ class _Resolver:
                     self.d.warning(
                         "XRG207",
                         ent.file,
-                        ent.pointer + "/protocoloptions" + pointer(key),
+                        _option_pointer(ent, key),
                         f"endpoint {eid!r} gives group {g.id!r} {key}"
                         f" {protocols.literal(value)!r}, but endpoint"
                         f" {origin[(ep_proto.id, key)]!r} gives"
@@ -531,6 +535,18 @@ class _Resolver:
             rm.data["protocoloptions"] = protocols.with_defaults(
                 proto, own if isinstance(own, dict) else {}, defaults
             )
+
+
+def _option_pointer(ent: Entity, key: str) -> str:
+    """Where an endpoint writes option ``key``: in ``protocoloptions`` or its nested
+    ``options`` (a legacy ``config`` is read as ``protocoloptions``)."""
+    base = ent.pointer + "/protocoloptions"
+    raw = ent.data.get("protocoloptions")
+    if isinstance(raw, dict) and key not in raw:
+        nested = raw.get("options")
+        if isinstance(nested, dict) and key in nested:
+            base += "/options"
+    return base + pointer(key)
 
 
 def _rebinds(base: dict[str, Any], child: dict[str, Any]) -> bool:
