@@ -39,6 +39,7 @@ from typing import Any
 
 import yaml
 
+from . import protocols
 from .diagnostics import Diagnostics, pointer
 from .registry import (
     Entity,
@@ -55,6 +56,12 @@ IO_ERROR_CODES = frozenset({"XRG100"})
 DEFAULT_TIMEOUT = 30.0
 
 _COLLECTIONS = ("messagegroups", "schemagroups", "endpoints")
+#: legacy (CNCF discovery / early xRegistry drafts) spellings of root collections
+_ROOT_RENAMES = (
+    ("definitionGroups", "messagegroups"),
+    ("definitiongroups", "messagegroups"),
+    ("schemaGroups", "schemagroups"),
+)
 _URL_RE = re.compile(r"^https?://", re.IGNORECASE)
 
 
@@ -134,35 +141,6 @@ def schema_format_version(s: str | None) -> str | None:
     if family == "protobuf":
         return version.split(".", 1)[0]
     return s.strip().partition("/")[2].strip()
-
-
-_PROTOCOLS = {
-    "http": "HTTP",
-    "https": "HTTP",
-    "amqp": "AMQP/1.0",
-    "mqtt": "MQTT/5.0",
-    "kafka": "KAFKA",
-    "nats": "NATS",
-    "pulsar": "PULSAR",
-    "rocketmq": "ROCKETMQ",
-}
-
-
-def protocol_family(s: str | None) -> str | None:
-    """Canonical protocol id for a protocol string (case-insensitive): ``HTTP`` for any
-    ``HTTP[/x]``, ``AMQP/1.0``, ``MQTT/5.0`` or ``MQTT/3.1.1`` (bare ``MQTT`` is 5.0),
-    ``KAFKA``, ``NATS``, ``PULSAR``, ``ROCKETMQ``; ``None`` when unknown."""
-    if not isinstance(s, str):
-        return None
-    name, version = _split_format(s)
-    canonical = _PROTOCOLS.get(name)
-    if canonical is None:
-        return None
-    if name == "mqtt" and version.startswith("3"):
-        return "MQTT/3.1.1"
-    if name == "amqp" and version and not version.startswith("1"):
-        return None
-    return canonical
 
 
 def is_cloudevents(s: str | None) -> bool:
@@ -382,7 +360,7 @@ class _Norm:
         fmt = data.get("format")
         if is_cloudevents(fmt):
             self.rename(data, "format", "envelope")
-        elif protocol_family(fmt) is not None:
+        elif protocols.lookup(fmt) is not None:
             self.rename(data, "format", "protocol")
 
 
@@ -398,19 +376,13 @@ _ATTR_TYPE_ALIASES = {
 _MESSAGE_RENAMES = (
     ("metadata", "envelopemetadata"),
     ("schemaurl", "dataschemauri"),
+    ("schemauri", "dataschemauri"),
     ("dataschemaurl", "dataschemauri"),
     ("schema", "dataschema"),
     ("basemessageurl", "basemessage"),
     ("basemessageuri", "basemessage"),
     ("protocolmetadata", "protocoloptions"),
 )
-
-_AMQP_SECTIONS = (
-    ("application_properties", "application-properties"),
-    ("message_annotations", "message-annotations"),
-    ("delivery_annotations", "delivery-annotations"),
-)
-
 
 def normalize_message(
     data: dict[str, Any], key: str, file: str, ptr: str, diags: Diagnostics
@@ -425,9 +397,7 @@ def normalize_message(
     em = data.get("envelopemetadata")
     if isinstance(em, dict):
         data["envelopemetadata"] = _normalize_envelopemetadata(em, n)
-    po = data.get("protocoloptions")
-    if isinstance(po, dict):
-        data["protocoloptions"] = _normalize_protocoloptions(po, data.get("protocol"), n)
+    _normalize_entity_options(data, n)
     return data
 
 
@@ -456,26 +426,24 @@ def _normalize_envelopemetadata(em: dict[str, Any], n: _Norm) -> dict[str, Any]:
 
 
 def _normalize_protocoloptions(po: dict[str, Any], protocol: Any, n: _Norm) -> dict[str, Any]:
-    family = protocol_family(protocol)
+    proto = protocols.lookup(protocol)
     po = dict(po)
+    if proto is None:
+        return po
     n2 = _Norm(n.diags, n.file, n.ptr + "/protocoloptions")
-    if family == "AMQP/1.0":
-        for old, new in _AMQP_SECTIONS:
-            n2.rename(po, old, new, "XRG117")
-    elif family in ("MQTT/5.0", "MQTT/3.1.1"):
-        props = po.get("properties")
-        if isinstance(props, dict) and "topic_name" not in po:
-            po.pop("properties")
-            for k, v in props.items():
-                po.setdefault(k, v)
-            n.diags.warning(
-                "XRG117",
-                n.file,
-                n2.ptr + "/properties",
-                "legacy MQTT 'properties' wrapper read as top-level protocol options",
-            )
-        n2.rename(po, "topic", "topic_name", "XRG117")
-        n2.rename(po, "user-properties", "user_properties", "XRG117")
+    wrapped = po.get(proto.wrapper) if proto.wrapper else None
+    if proto.wrapper and isinstance(wrapped, dict) and not any(k in po for k in proto.scalars):
+        po.pop(proto.wrapper)
+        for k, v in wrapped.items():
+            po.setdefault(k, v)
+        n.diags.warning(
+            "XRG117",
+            n.file,
+            n2.ptr + pointer(proto.wrapper),
+            f"legacy {proto.family} '{proto.wrapper}' wrapper read as top-level protocol options",
+        )
+    for old, new in proto.renames:
+        n2.rename(po, old, new, "XRG117")
     return po
 
 
@@ -488,7 +456,14 @@ def normalize_messagegroup(
     n.ensure_id(data, "messagegroup", key)
     n.format_to_envelope_or_protocol(data)
     n.rename(data, "definitions", "messages")
+    _normalize_entity_options(data, n)
     return data
+
+
+def _normalize_entity_options(data: dict[str, Any], n: _Norm) -> None:
+    po = data.get("protocoloptions")
+    if isinstance(po, dict):
+        data["protocoloptions"] = _normalize_protocoloptions(po, data.get("protocol"), n)
 
 
 def normalize_endpoint(
@@ -516,6 +491,7 @@ def normalize_endpoint(
             ptr + "/config",
             "legacy attribute 'config' read as 'protocol' and 'protocoloptions'",
         )
+    _normalize_entity_options(data, n)
     if isinstance(data.get("usage"), str):
         data["usage"] = [data["usage"]]
         diags.warning("XRG110", file, ptr + "/usage", "'usage' is a single string; read as a list")
@@ -572,6 +548,7 @@ def normalize_schema(
             )
     if meta:
         data["meta"] = meta
+    n.rename(data, "schemauri", "schemaurl")
     has_doc = any(k in data for k in ("schema", "schemaurl", "schemabase64"))
     if "versions" not in data and has_doc:
         vid = str(data.get("versionid") or "1")
@@ -593,7 +570,9 @@ def normalize_version(
     """A copy of a schema version (legacy ``id`` -> ``versionid``; missing -> map key, silently,
     as versions are nearly always written without their id)."""
     data = dict(data)
-    _Norm(diags, file, ptr).ensure_id(data, "version", key)
+    n = _Norm(diags, file, ptr)
+    n.ensure_id(data, "version", key)
+    n.rename(data, "schemauri", "schemaurl")
     return data
 
 
@@ -615,14 +594,33 @@ class _Stacker:
     def __init__(self, reg: Registry, diags: Diagnostics) -> None:
         self.reg = reg
         self.diags = diags
+        #: message groups made from endpoints' own messages (a later endpoint replaces them)
+        self.endpoint_groups: set[str] = set()
 
     # -- whole documents
-    def document(self, doc: Any, file: str, ptr: str = "") -> None:
+    def document(self, doc: Any, file: str, ptr: str = "", whole: bool = False) -> None:
+        """Add a document; ``whole``: a complete catalog (not a split folder's root index),
+        which must hold at least one collection."""
         if not isinstance(doc, dict):
             self.diags.error(
                 "XRG102", file, ptr, f"a catalog document must be an object, not {_kind(doc)}"
             )
             return
+        for old, new in _ROOT_RENAMES:
+            if old in doc and new not in doc:
+                doc = {new if k == old else k: v for k, v in doc.items()}
+                self.diags.warning(
+                    "XRG110", file, ptr + pointer(old), f"legacy collection '{old}' read as '{new}'"
+                )
+        if whole and not any(coll in doc for coll in _COLLECTIONS):
+            self.diags.error(
+                "XRG104",
+                file,
+                ptr,
+                "the document holds no xRegistry collection (messagegroups, schemagroups,"
+                " endpoints); it has "
+                + (", ".join(repr(k) for k in list(doc)[:8]) or "no attributes"),
+            )
         for coll, add in (
             ("messagegroups", self.messagegroup),
             ("schemagroups", self.schemagroup),
@@ -746,9 +744,33 @@ class _Stacker:
     def endpoint(self, eid: str, item: Any, file: str, ptr: str) -> None:
         if not self._entity_ok(item, file, ptr):
             return
-        self.reg.endpoints[eid] = Entity(
-            normalize_endpoint(item, eid, file, ptr, self.diags), file, ptr
-        )
+        item = dict(item)
+        key = "messages" if "messages" in item else "definitions"
+        inline = item.pop(key, None)
+        data = normalize_endpoint(item, eid, file, ptr, self.diags)
+        self.reg.endpoints[eid] = Entity(data, file, ptr)
+        if isinstance(inline, dict) and inline:
+            self.endpoint_messages(eid, data, inline, file, ptr + pointer(key))
+
+    def endpoint_messages(
+        self, eid: str, endpoint: dict[str, Any], inline: dict[str, Any], file: str, ptr: str
+    ) -> None:
+        """An endpoint's own messages form the message group named like the endpoint, bound
+        to its protocol and options (warning XRG118 when a message group has that id)."""
+        entry = self.reg.messagegroups.get(eid)
+        if entry is not None and eid not in self.endpoint_groups:
+            self.diags.warning(
+                "XRG118",
+                file,
+                ptr,
+                f"the messages of endpoint {eid!r} are left out: a message group has that id",
+            )
+            return
+        self.endpoint_groups.add(eid)
+        group = {"messagegroupid": eid}
+        group.update({k: endpoint[k] for k in ("envelope", "protocol", "protocoloptions") if k in endpoint})
+        entry = self.reg.messagegroups[eid] = MessageGroupEntry(Entity(group, file, ptr))
+        self.collection(inline, file, ptr, lambda k, m, f, p: self.message(eid, k, m, f, p))
 
 
 def _kind(o: Any) -> str:
@@ -885,10 +907,10 @@ def _load_source(source: str, reg: Registry, st: _Stacker, timeout: float) -> No
     reg.sources.append(name)
     try:
         if _URL_RE.match(source):
-            st.document(_load_url(source, timeout), name)
+            st.document(_load_url(source, timeout), name, whole=True)
         elif Path(source).is_dir():
             _load_folder(Path(source), name, st)
         else:
-            st.document(_read_file(Path(source)), name)
+            st.document(_read_file(Path(source)), name, whole=True)
     except _SourceError as e:
         st.diags.error(e.code, name, "", e.message)

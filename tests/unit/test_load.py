@@ -19,7 +19,6 @@ from xrgen.load import (
     is_cloudevents,
     is_io_error,
     load,
-    protocol_family,
     schema_format_family,
     schema_format_version,
 )
@@ -319,13 +318,6 @@ def test_schema_format_helpers(text: str | None, family: str | None, version: st
 
 
 def test_protocol_and_envelope_helpers() -> None:
-    assert protocol_family("Kafka") == "KAFKA"
-    assert protocol_family("HTTP/1.1") == "HTTP"
-    assert protocol_family("mqtt") == "MQTT/5.0"
-    assert protocol_family("MQTT/3.1.1") == "MQTT/3.1.1"
-    assert protocol_family("AMQP") == "AMQP/1.0"
-    assert protocol_family("AMQP/0.9") is None
-    assert protocol_family("BunnyMQ/0.9") is None
     assert is_cloudevents("cloudevents/1.0") and not is_cloudevents("CloudEvents/2.0")
 
 
