@@ -289,20 +289,26 @@ def _lookup(container: object, key: str, caseless: bool) -> object:
 class _Pattern:
     """A ``UriTemplate`` prepared for matching many values (placeholders into ``params``).
 
-    Matching is linear in the value (see ``UriTemplate``); a template with one placeholder
-    (most of them) is a prefix and suffix check plus one character-class check.
+    Matching is linear in the value (see ``UriTemplate``). A template with one placeholder
+    (most of them) uses a regex ``head([unreserved%]*)tail``: one character class between
+    two fixed literals cannot backtrack more than ``len(tail)`` per character, and it is the
+    fastest check CPython has.
     """
 
-    __slots__ = ("template", "names", "unambiguous", "single", "head", "tail")
+    __slots__ = ("template", "names", "unambiguous", "single")
 
     def __init__(self, text: str) -> None:
         self.template = UriTemplate(text)
         self.names = self.template.names
         self.unambiguous = self.template.unambiguous
         literals = self.template._literals
-        self.single = len(literals) == 2
-        self.head = literals[0]
-        self.tail = literals[-1]
+        self.single: re.Pattern[str] | None = None
+        if len(literals) == 2:
+            self.single = re.compile(
+                re.escape(literals[0])
+                + _EXPANSION.pattern.join(("(", ")"))
+                + re.escape(literals[1])
+            )
 
     def fill(self, text: str, params: dict[str, str]) -> bool:
         """Add the percent-decoded placeholder values of ``text`` to ``params``.
@@ -310,17 +316,12 @@ class _Pattern:
         ``False`` when ``text`` does not fit, is not UTF-8 after decoding, or a placeholder
         already in ``params`` has a different value.
         """
-        if self.single:
-            head, tail = self.head, self.tail
-            end = len(text) - len(tail)
-            if (
-                end < len(head)
-                or not text.startswith(head)
-                or not text.endswith(tail)
-                or not _EXPANSION.fullmatch(text, len(head), end)
-            ):
+        single = self.single
+        if single is not None:
+            m = single.fullmatch(text)
+            if m is None:
                 return False
-            raw = text[len(head) : end]
+            raw = m.group(1)
             value = pct_decode(raw) if "%" in raw else raw
             return (
                 value is not None and params.setdefault(self.names[0], value) == value

@@ -57,7 +57,7 @@ def test_pattern_fill_equals_template_match(
     raw: str | None,
 ) -> None:
     pattern = dp._Pattern(template)
-    assert pattern.single == (template.count("{") == 1)
+    assert (pattern.single is not None) == (template.count("{") == 1)
     if raw is None:  # a text built from the template, so that it usually fits
         text = template
         for name, value in zip(
