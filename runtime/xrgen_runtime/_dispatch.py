@@ -19,7 +19,8 @@ Pipeline of :meth:`DispatcherBase.dispatch` (and :meth:`DispatcherBase.dispatch_
    binding, ``data`` = the model instance, or ``bytes`` for opaque payloads) and ``params``.
    Most specific: a definition bound to the wire's protocol before a protocol-less one, then
    the one with more constants and templates to match (attributes, ``datacontenttype``, a
-   fixed ``type``, protocol options), then catalog order. Candidates are sorted so once, when
+   fixed ``type``, protocol options), then the one with more constants among them, then
+   catalog order. Candidates are sorted so once, when
    the dispatcher is built: a protocol-bound definition never matches another protocol's
    wire, so the order is the same for every wire and matching stays one pass.
 
@@ -451,16 +452,21 @@ class _Def:
             self.required or self.constants or self.content_type is not None
         )
         #: the most-specific-match order (smaller first): bound to a protocol, then more
-        #: matched constants and templates, then catalog order
+        #: matched constants and templates, then more of them constants (an exact value is
+        #: more specific than a pattern on the same field), then catalog order
+        exact = (
+            len(self.constants)
+            + sum(o.pattern is None for o in self.options)
+            + (self.content_type is not None)
+            + _fixed_type(defn)
+        )
+        patterns = len(self.templates) + sum(
+            o.pattern is not None for o in self.options
+        )
         self.rank = (
             0 if self.family is not None else 1,
-            -(
-                len(self.constants)
-                + len(self.templates)
-                + len(self.options)
-                + (self.content_type is not None)
-                + _fixed_type(defn)
-            ),
+            -(exact + patterns),
+            -exact,
             index,
         )
         self.handler: Handler | None = None
@@ -926,7 +932,7 @@ def _index_by_type(
     return by_type, tuple(sorted(untyped, key=_rank))
 
 
-def _rank(c: _Def) -> tuple[int, int, int]:
+def _rank(c: _Def) -> tuple[int, int, int, int]:
     return c.rank
 
 

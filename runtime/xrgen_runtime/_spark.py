@@ -30,10 +30,10 @@ Pipeline (:meth:`SparkDecoder.route`), one pass over the input, each row parsed 
    ``data`` typed with the payload type that the event's ``type`` selects, or as raw JSON
    text, see :meth:`SparkDecoder._envelope_choice`);
 2. match (most specific first, as in the dispatcher: bound to the wire's protocol, then more
-   constants and templates, then catalog order; the first match wins): ``type`` constant,
-   constant attributes,
-   uritemplate attributes (Java regexes built from ``UriTemplate``), required attributes,
-   ``datacontenttype`` constant, and protocol options of the decoded binding;
+   constants and templates, then more constants, then catalog order; the first match wins):
+   ``type`` constant, constant attributes, uritemplate attributes (Java regexes built from
+   ``UriTemplate``), required attributes, ``datacontenttype`` constant, and protocol options
+   of the decoded binding;
 3. the payload of each row is parsed with the payload type of its matched definition only
    (rows of definitions with the same type share one ``from_json``; for a typed envelope,
    that was its parse), in PERMISSIVE mode with a corrupt-record field: bad JSON or a value
@@ -898,16 +898,18 @@ class _Target:
             dict.fromkeys(n for _, _, names in self.templates for n in names)
         )
         #: the most-specific-match order, as the dispatcher's (smaller first): bound to the
-        #: wire's protocol, then more constants and templates to match, then catalog order
+        #: wire's protocol, then more constants and templates to match, then more of them
+        #: constants, then catalog order
+        exact = (
+            len(self.constants)
+            + len(self.options)
+            + (self.content_type is not None)
+            + (self.literal_type is not None)
+        )
         self.rank = (
             0 if self.bound else 1,
-            -(
-                len(self.constants)
-                + len(self.templates)
-                + len(self.options)
-                + (self.content_type is not None)
-                + (self.literal_type is not None)
-            ),
+            -(exact + len(self.templates)),
+            -exact,
             index,
         )
 

@@ -100,9 +100,14 @@ def test_more_matched_constants_and_templates_win_then_catalog_order(
     kafka = codec(rt, "kafka")
     full = kafka.encode(event(rt, "/p/1", subject="x"), topic="t")
     assert route(rt, (loose, sourced, subject, both), full) == "both"
-    # one check each: catalog order breaks the tie
-    assert route(rt, (loose, subject, sourced), full) == "subject"
-    assert route(rt, (loose, sourced, subject), full) == "sourced"
+    # one check each: the constant before the template, then catalog order
+    assert route(rt, (loose, sourced, subject), full) == "subject"
+    other = defn(rt, "other", rt.AttrDef("dataschema", "uri", False, "urn:x"))
+    both_const = kafka.encode(
+        event(rt, "/p/1", subject="x", dataschema="urn:x"), topic="t"
+    )
+    assert route(rt, (loose, subject, other), both_const) == "subject"
+    assert route(rt, (loose, other, subject), both_const) == "other"
     assert (
         route(rt, (loose, sourced), kafka.encode(event(rt, "/q"), topic="t")) == "loose"
     )
@@ -204,3 +209,17 @@ def test_dispatcher_settles_an_ambiguous_template_with_another_attribute(
     disp.on("d")(lambda _e, p: got.append(p))
     disp.dispatch_event(event(rt, "a.b.c.d", subject="sites/a.b"))
     assert got == [{"site": "a.b", "area": "c.d"}]
+
+
+def test_a_constant_beats_a_template_on_the_same_attribute(rt: ModuleType) -> None:
+    pattern = defn(rt, "pattern", rt.AttrDef("source", "uritemplate", True, "/p/{p}"))
+    exact = defn(rt, "exact", rt.AttrDef("source", "string", True, "/p/1"))
+    kafka = codec(rt, "kafka")
+    assert (
+        route(rt, (pattern, exact), kafka.encode(event(rt, "/p/1"), topic="t"))
+        == "exact"
+    )
+    assert (
+        route(rt, (pattern, exact), kafka.encode(event(rt, "/p/2"), topic="t"))
+        == "pattern"
+    )
