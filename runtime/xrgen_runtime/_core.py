@@ -66,6 +66,7 @@ __all__ = [
     "format_time",
     "is_attribute_name",
     "is_json_content_type",
+    "is_media_type",
     "model_json",
     "new_id",
     "parse_attribute",
@@ -783,7 +784,10 @@ def check_decoded(attributes: dict[str, AttrValue]) -> dict[str, AttrValue]:
     if (
         get("dataschema") is None
         and get("subject") is None
-        and (content_type is None or (content_type.__class__ is str and content_type))
+        and (
+            content_type is None
+            or (content_type.__class__ is str and is_media_type(content_type))
+        )
     ):
         return attributes
     for name in ("datacontenttype", "dataschema", "subject"):
@@ -796,7 +800,35 @@ def check_decoded(attributes: dict[str, AttrValue]) -> dict[str, AttrValue]:
             )
         if name == "dataschema":
             parse_attribute(name, value, "uri")
+        elif name == "datacontenttype" and not is_media_type(value):
+            raise DecodeError(
+                "invalid-attribute", "datacontenttype: not an RFC 2046 media type"
+            )
     return attributes
+
+
+_TOKEN = r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+"
+_QUOTED = r'"(?:[\t \x21\x23-\x5b\x5d-\x7e\x80-\xff]|\\[\t \x21-\x7e\x80-\xff])*"'
+#: RFC 2046 / RFC 7231 section 3.1.1.1: ``type "/" subtype *( OWS ";" OWS parameter )``
+#: (every repetition starts with a character its neighbours cannot take: linear)
+_MEDIA_TYPE = re.compile(
+    rf"{_TOKEN}/{_TOKEN}(?:[ \t]*;[ \t]*{_TOKEN}=(?:{_TOKEN}|{_QUOTED}))*[ \t]*"
+)
+#: media types seen valid; bounded in bytes (entries up to ``_CACHED_KEY_MAX`` characters)
+_MEDIA_TYPES_OK: set[str] = set()
+_CACHED_KEY_MAX = 256
+_CACHE_ENTRIES_MAX = 1024
+
+
+def is_media_type(text: str) -> bool:
+    """Whether ``text`` is an RFC 2046 media type (``type/subtype`` and parameters)."""
+    if text in _MEDIA_TYPES_OK:
+        return True
+    if _MEDIA_TYPE.fullmatch(text) is None:
+        return False
+    if len(text) <= _CACHED_KEY_MAX and len(_MEDIA_TYPES_OK) < _CACHE_ENTRIES_MAX:
+        _MEDIA_TYPES_OK.add(text)
+    return True
 
 
 # --------------------------------------------------------------------------------------------

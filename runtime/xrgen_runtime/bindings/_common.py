@@ -241,24 +241,33 @@ def pct_decode(value: str) -> str:
 
 
 def unquote_http(value: str) -> str:
-    """Undo an RFC 7230 section 3.2.6 quoted-string (with backslash escapes), if quoted."""
-    if len(value) < 2 or value[0] != '"' or value[-1] != '"':
+    """Undo the RFC 7230 section 3.2.6 quoted-strings in a header value.
+
+    Every quoted-string in the value (the whole value, or a part such as ``a "b\\"c" d``)
+    loses its quotes and backslash escapes; the text around them stays as is. One pass over
+    the value. An unterminated quoted-string raises ``DecodeError("invalid-encoding")``.
+    """
+    if '"' not in value:
         return value
-    inner = value[1:-1]
-    if "\\" not in inner:
-        return inner
     out: list[str] = []
-    escaped = False
-    for ch in inner:
+    quoted = escaped = False
+    for ch in value:
         if escaped:
             out.append(ch)
             escaped = False
+        elif not quoted:
+            if ch == '"':
+                quoted = True
+            else:
+                out.append(ch)
         elif ch == "\\":
             escaped = True
+        elif ch == '"':
+            quoted = False
         else:
             out.append(ch)
-    if escaped:
-        raise DecodeError("invalid-encoding", f"dangling backslash in {value!r}")
+    if quoted:
+        raise DecodeError("invalid-encoding", "unterminated quoted-string")
     return "".join(out)
 
 
@@ -289,7 +298,7 @@ def collect(
                 raise DecodeError("duplicate-attribute", "content type")
             content_type = value
             continue
-        if escaped and ("%" in value or value[:1] == '"'):
+        if escaped and ("%" in value or '"' in value):
             value = pct_decode(unquote_http(value))
         if kind in attributes:
             raise DecodeError("duplicate-attribute", kind)

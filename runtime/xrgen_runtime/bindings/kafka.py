@@ -85,9 +85,15 @@ _HEADERS = HeaderNames("ce_", (CONTENT_TYPE,), fold=True)
 
 
 def partitionkey_key_mapper(event: Event[Any]) -> bytes | None:
-    """Opt-in key mapper: the ``partitionkey`` attribute, as is, UTF-8 (section 3.1)."""
+    """Opt-in key mapper: the ``partitionkey`` attribute, as is, UTF-8 (section 3.1).
+
+    An event without ``partitionkey`` keeps its own key (``KafkaBinding.key``, or none).
+    """
     value = event.attributes.get("partitionkey")
-    return None if value is None else canonical(value).encode()
+    if value is None:
+        b = event.binding
+        return b.key if isinstance(b, KafkaBinding) else None
+    return canonical(value).encode()
 
 
 def _extra(
