@@ -32,7 +32,9 @@ from pydantic import BaseModel
 from pydantic_core import to_json
 
 __all__ = [
+    "CACHE_KEY_MAX",
     "CORE_ATTRIBUTE_KINDS",
+    "DETAIL_MAX",
     "REQUIRED_ATTRIBUTES",
     "SPECVERSION",
     "AmqpBinding",
@@ -58,6 +60,7 @@ __all__ = [
     "RocketMqMessage",
     "UriTemplate",
     "WireMessage",
+    "bounded_detail",
     "check_decoded",
     "check_event",
     "coerce_attribute",
@@ -82,15 +85,44 @@ T = TypeVar("T")
 AttrValue = str | int | bool | bytes | datetime
 
 
+#: the longest dead-letter detail (and ``DecodeError.detail``), in characters
+DETAIL_MAX = 4096
+_TRUNCATED = " ...(truncated)"
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _escape_control(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def bounded_detail(text: str) -> str:
+    """``text`` as one line of at most ``DETAIL_MAX`` characters: control characters (CR, LF,
+    NUL, DEL, C1, U+2028/2029) written as ``\\xNN``/``\\uNNNN``, the rest cut off with a
+    ``...(truncated)`` mark. Safe to put into a log line; linear in ``DETAIL_MAX``."""
+    cut = len(text) > DETAIL_MAX
+    if cut:
+        text = text[:DETAIL_MAX]
+    if _CONTROL.search(text) is not None:
+        text = _CONTROL.sub(_escape_control, text)
+        cut = cut or len(text) > DETAIL_MAX
+    if cut:
+        text = text[: DETAIL_MAX - len(_TRUNCATED)] + _TRUNCATED
+    return text
+
+
 class DecodeError(ValueError):
     """A wire message or event body that cannot be decoded.
 
     ``reason`` is a stable, machine-readable code (e.g. ``"invalid-json"``,
     ``"missing-attribute"``, ``"invalid-specversion"``, ``"invalid-attribute"``,
-    ``"invalid-encoding"``, ``"unsupported-format"``); ``detail`` is for humans.
+    ``"invalid-encoding"``, ``"unsupported-format"``); ``detail`` is for humans: one line of
+    at most ``DETAIL_MAX`` characters (see :func:`bounded_detail`), whatever the input.
     """
 
     def __init__(self, reason: str, detail: str = "") -> None:
+        if len(detail) > 200 or _CONTROL.search(detail) is not None:
+            detail = bounded_detail(detail)
         super().__init__(f"{reason}: {detail}" if detail else reason)
         self.reason = reason
         self.detail = detail
@@ -705,7 +737,7 @@ def is_json_content_type(content_type: str | None) -> bool:
     result = "/" in media and (
         media.endswith("/json") or (media.endswith("+json") and "/" in media[:-5])
     )
-    if len(_JSON_TYPES) < 1024:
+    if len(content_type) <= CACHE_KEY_MAX and len(_JSON_TYPES) < 1024:
         _JSON_TYPES[content_type] = result
     return result
 
@@ -807,6 +839,12 @@ def check_decoded(attributes: dict[str, AttrValue]) -> dict[str, AttrValue]:
     return attributes
 
 
+#: Runtime caches (of content types, header and attribute names: texts from the wire) keep
+#: keys up to ``CACHE_KEY_MAX`` characters and at most a few thousand entries, so each is
+#: bounded in bytes (4,096 keys of 256 characters: at most about 4 MB, 1.2 MB for ASCII),
+#: whatever the input: longer keys are computed every time instead of cached.
+CACHE_KEY_MAX = 256
+
 _TOKEN = r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+"
 _QUOTED = r'"(?:[\t \x21\x23-\x5b\x5d-\x7e\x80-\xff]|\\[\t \x21-\x7e\x80-\xff])*"'
 #: RFC 2046 / RFC 7231 section 3.1.1.1: ``type "/" subtype *( OWS ";" OWS parameter )``
@@ -814,10 +852,8 @@ _QUOTED = r'"(?:[\t \x21\x23-\x5b\x5d-\x7e\x80-\xff]|\\[\t \x21-\x7e\x80-\xff])*
 _MEDIA_TYPE = re.compile(
     rf"{_TOKEN}/{_TOKEN}(?:[ \t]*;[ \t]*{_TOKEN}=(?:{_TOKEN}|{_QUOTED}))*[ \t]*"
 )
-#: media types seen valid; bounded in bytes (entries up to ``_CACHED_KEY_MAX`` characters)
+#: media types seen valid (bounded in bytes, see ``CACHE_KEY_MAX``)
 _MEDIA_TYPES_OK: set[str] = set()
-_CACHED_KEY_MAX = 256
-_CACHE_ENTRIES_MAX = 1024
 
 
 def is_media_type(text: str) -> bool:
@@ -826,7 +862,7 @@ def is_media_type(text: str) -> bool:
         return True
     if _MEDIA_TYPE.fullmatch(text) is None:
         return False
-    if len(text) <= _CACHED_KEY_MAX and len(_MEDIA_TYPES_OK) < _CACHE_ENTRIES_MAX:
+    if len(text) <= CACHE_KEY_MAX and len(_MEDIA_TYPES_OK) < 1024:
         _MEDIA_TYPES_OK.add(text)
     return True
 
@@ -888,7 +924,15 @@ class UriTemplate:
     other attribute fixes.
     """
 
-    __slots__ = ("text", "names", "unambiguous", "_literals", "_slots", "_tokens")
+    __slots__ = (
+        "text",
+        "names",
+        "ambiguity",
+        "unambiguous",
+        "_literals",
+        "_slots",
+        "_tokens",
+    )
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -911,10 +955,17 @@ class UriTemplate:
         self._tokens: tuple[tuple[bool, str], ...] = tuple(
             (i % 2 == 1, p) for i, p in enumerate(parts) if p or i % 2 == 1
         )
-        self.unambiguous = len(self._slots) == len(names) and all(
-            literal and literal[0] not in _EXPANSION_CHARS
-            for literal in self._literals[1:-1]
+        #: how many placeholders may have several readings: followed by a literal that an
+        #: expansion may contain (or by another placeholder), or repeated
+        self.ambiguity = (
+            len(self._slots)
+            - len(names)
+            + sum(
+                not literal or literal[0] in _EXPANSION_CHARS
+                for literal in self._literals[1:-1]
+            )
         )
+        self.unambiguous = self.ambiguity == 0
 
     def expand(self, values: Mapping[str, object]) -> str:
         """The template with each placeholder's value percent-encoded; a placeholder without

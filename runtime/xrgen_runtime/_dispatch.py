@@ -25,8 +25,11 @@ Pipeline of :meth:`DispatcherBase.dispatch` (and :meth:`DispatcherBase.dispatch_
    wire, so the order is the same for every wire and matching stays one pass.
 
 Every input ends in exactly one handler call or exactly one dead-letter call
-``dead_letter(original, reason, detail)`` with ``original`` the wire message (or the event for
-:meth:`DispatcherBase.dispatch_event`). Reasons: ``decode-error``, ``unknown-type``,
+``dead_letter(original, reason, detail)`` with ``original`` the wire message, whole and as
+received (or the event for :meth:`DispatcherBase.dispatch_event`). ``reason`` is one of the
+single-line tokens below; ``detail`` is one line of at most ``DETAIL_MAX`` (4,096)
+characters with control characters escaped (``_core.bounded_detail``), so the default
+callback's log line never carries raw CR/LF whatever the input. Reasons: ``decode-error``, ``unknown-type``,
 ``no-match``, ``validation-error``, ``no-handler``, ``handler-error``,
 ``async-handler-in-sync-dispatch`` and (for bugs only) ``internal-error``. Nothing raises out
 of ``dispatch``: a failing dead-letter callback is logged.
@@ -56,6 +59,7 @@ from pydantic_core import to_json
 
 from ._core import (
     _EXPANSION,
+    CACHE_KEY_MAX,
     AmqpBinding,
     AmqpMessage,
     AttrDef,
@@ -77,6 +81,7 @@ from ._core import (
     RocketMqMessage,
     UriTemplate,
     WireMessage,
+    bounded_detail,
     coerce_attribute,
     is_json_content_type,
     pct_decode,
@@ -250,7 +255,7 @@ def _media_type(content_type: str) -> str:
     media = _MEDIA_TYPES.get(content_type)
     if media is None:
         media = content_type.split(";", 1)[0].strip().lower()
-        if len(_MEDIA_TYPES) < 1024:
+        if len(content_type) <= CACHE_KEY_MAX and len(_MEDIA_TYPES) < 1024:
             _MEDIA_TYPES[content_type] = media
     return media
 
@@ -434,8 +439,9 @@ class _Def:
             (a.name, a.kind) for a in defn.attributes if a.kind in _TYPED_KINDS
         )
         self.constants = _shared(tuple(constants))
-        # unambiguous templates first: the values they fix settle ambiguous ones later
-        templates.sort(key=lambda t: not t[1].unambiguous)
+        # the least ambiguous templates first: the values they fix settle the readings of
+        # the same placeholders in more ambiguous ones (see ``UriTemplate.match``)
+        templates.sort(key=lambda t: t[1].template.ambiguity)
         self.templates = _shared(tuple(templates))
         transit = _TRANSIT_FIELDS.get(self.family or "", frozenset())
         self.options = tuple(
@@ -873,7 +879,7 @@ class _PendingDead:
     ) -> None:
         self.origin = origin
         self.reason = reason
-        self.detail = detail
+        self.detail = bounded_detail(detail)
         self.message_id = message_id
 
 

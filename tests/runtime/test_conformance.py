@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
 from xrgen_runtime import DecodeError, Event, HttpMessage, KafkaBinding, KafkaMessage
 from xrgen_runtime._dispatch import DispatcherBase
 from xrgen_runtime.bindings import http, kafka, nats

@@ -137,7 +137,7 @@ def templates(draw: Any) -> tuple[str, dict[str, str]]:
     parts = [draw(_literal)]
     values = {}
     for i in range(n):
-        parts.append("{p%d}" % i)
+        parts.append(f"{{p{i}}}")
         parts.append(draw(_literal))
         values[f"p{i}"] = draw(_value)
     return "".join(parts), values

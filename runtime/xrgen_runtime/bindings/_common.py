@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from .._core import (
+    CACHE_KEY_MAX,
     CORE_ATTRIBUTE_KINDS,
     AttrValue,
     DecodeError,
@@ -64,7 +65,7 @@ def content_mode(content_type: str | None) -> str:
             mode = STRUCTURED
         else:
             raise DecodeError("unsupported-format", content_type)
-        if len(_MODES) < _CACHE_LIMIT:
+        if len(content_type) <= CACHE_KEY_MAX and len(_MODES) < _CACHE_LIMIT:
             _MODES[content_type] = mode
     return mode
 
@@ -117,7 +118,7 @@ class WireNames:
         if not is_attribute_name(name):
             raise ValueError(f"invalid CloudEvents attribute name {name!r}")
         wire = self.prefix + name
-        if len(self.out) < _CACHE_LIMIT:
+        if len(name) <= CACHE_KEY_MAX and len(self.out) < _CACHE_LIMIT:
             self.out[name] = wire
         return wire
 
@@ -150,7 +151,7 @@ class HeaderNames:
                 raise DecodeError("invalid-attribute-name", repr(header))
         else:
             kind = OTHER
-        if len(self.cache) < _CACHE_LIMIT:
+        if len(header) <= CACHE_KEY_MAX and len(self.cache) < _CACHE_LIMIT:
             self.cache[header] = kind
         return kind
 
