@@ -5,6 +5,7 @@ matching gives back the producer's values (runtime/xrgen_runtime/_dispatch.py, _
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -223,3 +224,30 @@ def test_a_constant_beats_a_template_on_the_same_attribute(rt: ModuleType) -> No
         route(rt, (pattern, exact), kafka.encode(event(rt, "/p/2"), topic="t"))
         == "pattern"
     )
+
+
+def test_generated_package_routes_variants_and_ambiguous_values(generated: Any) -> None:
+    """catalogs/routing through its generated package: protocol variants of a basemessage
+    reach their own handlers, and dotted placeholder values come back whole."""
+    root = Path(__file__).resolve().parents[2]
+    pkg = generated(
+        root / "catalogs" / "routing" / "catalog.json", package="routing_pkg"
+    )
+    got: list[tuple[str, dict[str, str]]] = []
+    d = pkg.consumer.Dispatcher(dead_letter=lambda _w, r, x: got.append((r, {"d": x})))
+    for mid in pkg.MESSAGES:
+        d.on(mid)(lambda _e, p, mid=mid: got.append((mid, p)))
+    from xrgen_runtime.bindings import kafka, mqtt
+
+    reading = pkg.MESSAGES["com.example.Reading.Mqtt"].create({"value": 1}, plant="p.1")
+    d.dispatch(mqtt.encode(reading))
+    d.dispatch(kafka.encode(reading, topic="other"))  # the base, on another protocol
+    line = pkg.MESSAGES["com.example.Line"].create(
+        {"value": 1}, region="eu.west", site="s.1", line="l-2.b"
+    )
+    d.dispatch(kafka.encode(line, topic="t"))
+    assert got == [
+        ("com.example.Reading.Mqtt", {"plant": "p.1"}),
+        ("com.example.Reading", {"plant": "p.1"}),
+        ("com.example.Line", {"region": "eu.west", "site": "s.1", "line": "l-2.b"}),
+    ]
