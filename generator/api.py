@@ -75,7 +75,7 @@ def _analyze(sources: Sequence[str], strict: bool) -> Analysis:
                     message.data, message.file, message.pointer, diags
                 )
     catalog = build(resolved, diags)
-    if catalog is not None:
+    if catalog is not None and not diags.has_errors:  # errors: definitions are unfinished
         overlap.check(catalog, diags)
     if strict:
         diags = diags.strict()
