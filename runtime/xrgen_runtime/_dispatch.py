@@ -20,17 +20,17 @@ Pipeline of :meth:`DispatcherBase.dispatch` (and :meth:`DispatcherBase.dispatch_
    Most specific: a definition bound to the wire's protocol before a protocol-less one, then
    the one with more constants and templates to match (attributes, ``datacontenttype``, a
    fixed ``type``, protocol options), then the one with more constants among them, then
-   catalog order. Candidates are sorted so once, when
-   the dispatcher is built: a protocol-bound definition never matches another protocol's
-   wire, so the order is the same for every wire and matching stays one pass.
+   catalog order (docs/routing.md). Candidates are sorted so once, when the dispatcher is
+   built: a protocol-bound definition never matches another protocol's wire, so the order is
+   the same for every wire and matching stays one pass.
 
 Every input ends in exactly one handler call or exactly one dead-letter call
 ``dead_letter(original, reason, detail)`` with ``original`` the wire message, whole and as
 received (or the event for :meth:`DispatcherBase.dispatch_event`). ``reason`` is one of the
 single-line tokens below; ``detail`` is one line of at most ``DETAIL_MAX`` (4,096)
 characters with control characters escaped (``_core.bounded_detail``), so the default
-callback's log line never carries raw CR/LF whatever the input. Reasons: ``decode-error``, ``unknown-type``,
-``no-match``, ``validation-error``, ``no-handler``, ``handler-error``,
+callback's log line never carries raw CR/LF whatever the input. Reasons: ``decode-error``,
+``unknown-type``, ``no-match``, ``validation-error``, ``no-handler``, ``handler-error``,
 ``async-handler-in-sync-dispatch`` and (for bugs only) ``internal-error``. Nothing raises out
 of ``dispatch``: a failing dead-letter callback is logged.
 

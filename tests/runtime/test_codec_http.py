@@ -68,28 +68,19 @@ def test_binary_headers(http: ModuleType, runtime_package: ModuleType) -> None:
     assert (msg.method, msg.path, msg.body) == ("POST", "/", b"hello")
 
 
-def test_structured_content_type_and_detection(
-    http: ModuleType, runtime_package: ModuleType
-) -> None:
+def test_structured_content_type_and_detection(http: ModuleType, runtime_package: ModuleType) -> None:
     msg = http.encode(runtime_package.Event(dict(BASE), {"a": 1}), "structured")
-    assert (
-        dict(msg.headers)["content-type"]
-        == "application/cloudevents+json; charset=UTF-8"
-    )
+    assert dict(msg.headers)["content-type"] == "application/cloudevents+json; charset=UTF-8"
     upper = runtime_package.HttpMessage(
         "POST", "/", (("Content-Type", "APPLICATION/CloudEvents+JSON"),), msg.body
     )
     assert http.decode(upper).data == {"a": 1}
 
 
-def test_batch_round_trip_and_detection(
-    http: ModuleType, runtime_package: ModuleType
-) -> None:
+def test_batch_round_trip_and_detection(http: ModuleType, runtime_package: ModuleType) -> None:
     events = [runtime_package.Event({**BASE, "id": str(i)}, {"i": i}) for i in range(3)]
     msg = http.encode_batch(events, path="/batch")
-    assert dict(msg.headers)["content-type"].startswith(
-        "application/cloudevents-batch+json"
-    )
+    assert dict(msg.headers)["content-type"].startswith("application/cloudevents-batch+json")
     decoded = http.decode_batch(msg)
     assert [e.attributes["id"] for e in decoded] == ["0", "1", "2"]
     assert [e.data for e in decoded] == [{"i": 0}, {"i": 1}, {"i": 2}]
@@ -103,19 +94,12 @@ def test_batch_round_trip_and_detection(
     assert [e.attributes["id"] for e in http.decode_batch(single)] == ["0"]
 
 
-def test_request_target_and_foreign_headers(
-    http: ModuleType, runtime_package: ModuleType
-) -> None:
+def test_request_target_and_foreign_headers(http: ModuleType, runtime_package: ModuleType) -> None:
     msg = runtime_package.HttpMessage(
         "PATCH",
         "/things/1?x=a%20b&y=",
-        (
-            ("ce-specversion", "1.0"),
-            ("ce-id", "1"),
-            ("ce-source", "/s"),
-            ("ce-type", "t"),
-            ("X-Trace", "abc"),
-        ),
+        (("ce-specversion", "1.0"), ("ce-id", "1"), ("ce-source", "/s"), ("ce-type", "t"),
+         ("X-Trace", "abc")),
         b"",
         None,
     )
@@ -134,54 +118,17 @@ def test_request_target_and_foreign_headers(
     ("headers", "reason"),
     [
         ((("ce-id", "1"), ("ce-source", "/s"), ("ce-type", "t")), "missing-attribute"),
-        (
-            (
-                ("ce-specversion", "0.3"),
-                ("ce-id", "1"),
-                ("ce-source", "/s"),
-                ("ce-type", "t"),
-            ),
-            "invalid-specversion",
-        ),
-        (
-            (
-                ("ce-specversion", "1.0"),
-                ("ce-id", "%C0%A0"),
-                ("ce-source", "/s"),
-                ("ce-type", "t"),
-            ),
-            "invalid-encoding",
-        ),
-        (
-            (
-                ("ce-specversion", "1.0"),
-                ("ce-id", "1"),
-                ("ce-id", "2"),
-                ("ce-source", "/s"),
-                ("ce-type", "t"),
-            ),
-            "duplicate-attribute",
-        ),
+        ((("ce-specversion", "0.3"), ("ce-id", "1"), ("ce-source", "/s"), ("ce-type", "t")),
+         "invalid-specversion"),
+        ((("ce-specversion", "1.0"), ("ce-id", "%C0%A0"), ("ce-source", "/s"), ("ce-type", "t")),
+         "invalid-encoding"),
+        ((("ce-specversion", "1.0"), ("ce-id", "1"), ("ce-id", "2"), ("ce-source", "/s"),
+          ("ce-type", "t")), "duplicate-attribute"),
         ((("ce-specversion", "1.0"), ("ce-i_d", "1")), "invalid-attribute-name"),
-        (
-            (
-                ("ce-specversion", "1.0"),
-                ("ce-id", "1"),
-                ("ce-source", "/s"),
-                ("ce-type", "t"),
-                ("ce-time", "yesterday"),
-            ),
-            "invalid-attribute",
-        ),
-        (
-            (
-                ("ce-specversion", "1.0"),
-                ("ce-id", ""),
-                ("ce-source", "/s"),
-                ("ce-type", "t"),
-            ),
-            "invalid-attribute",
-        ),
+        ((("ce-specversion", "1.0"), ("ce-id", "1"), ("ce-source", "/s"), ("ce-type", "t"),
+          ("ce-time", "yesterday")), "invalid-attribute"),
+        ((("ce-specversion", "1.0"), ("ce-id", ""), ("ce-source", "/s"), ("ce-type", "t")),
+         "invalid-attribute"),
         ((("content-type", "application/cloudevents+json"),), "invalid-json"),
         ((("content-type", "application/cloudevents+avro"),), "unsupported-format"),
     ],
@@ -195,9 +142,7 @@ def test_decode_errors(
 
 
 def test_plain_http_message(http: ModuleType, runtime_package: ModuleType) -> None:
-    msg = runtime_package.HttpMessage(
-        "GET", "/x", (("Content-Type", "application/json"),), b"{}"
-    )
+    msg = runtime_package.HttpMessage("GET", "/x", (("Content-Type", "application/json"),), b"{}")
     event = http.decode(msg)
     assert event.attributes == {}
     assert event.data == b"{}"

@@ -33,18 +33,14 @@ def test_spec_example_decodes(jf: ModuleType) -> None:
     ok["data_base64"] = "AAE="
     event = jf.decode(json.dumps(ok))
     assert event.data == b"\x00\x01"
-    assert (
-        "subject" not in event.attributes and "unsetextension" not in event.attributes
-    )
+    assert "subject" not in event.attributes and "unsetextension" not in event.attributes
     assert event.attributes["comexampleothervalue"] == 5
     assert event.attributes["time"] == datetime(2018, 4, 5, 17, 31, tzinfo=timezone.utc)
 
 
 def test_data_forms(jf: ModuleType, runtime_package: ModuleType) -> None:
     Event = runtime_package.Event
-    enc = lambda attrs, data: json.loads(
-        jf.encode(Event({**BASE, **attrs}, data))
-    )  # noqa: E731
+    enc = lambda attrs, data: json.loads(jf.encode(Event({**BASE, **attrs}, data)))  # noqa: E731
     assert enc({}, b"\x01")["data_base64"] == "AQ=="
     assert "datacontenttype" not in enc({}, b"\x01")  # MUST NOT add one
     assert enc({}, {"a": 1})["data"] == {"a": 1}
@@ -58,9 +54,7 @@ def test_data_forms(jf: ModuleType, runtime_package: ModuleType) -> None:
         x: int
         y: str = "d"
 
-    assert enc({}, M(x=1))["data"] == {
-        "x": 1
-    }  # exclude_unset: only what the caller set
+    assert enc({}, M(x=1))["data"] == {"x": 1}  # exclude_unset: only what the caller set
 
 
 def test_decoded_data_types(jf: ModuleType, runtime_package: ModuleType) -> None:
@@ -89,18 +83,13 @@ def test_decoded_data_types(jf: ModuleType, runtime_package: ModuleType) -> None
         (json.dumps({**BASE, "ext": {"a": 1}}), "invalid-attribute"),
         (json.dumps({**BASE, "Ext": "x"}), "invalid-attribute-name"),
         (json.dumps({**BASE, "data": 1, "data_base64": "AA=="}), "invalid-data"),
-        (
-            json.dumps({**BASE, "datacontenttype": "text/plain", "data": {"a": 1}}),
-            "invalid-data",
-        ),
+        (json.dumps({**BASE, "datacontenttype": "text/plain", "data": {"a": 1}}), "invalid-data"),
         (json.dumps({**BASE, "data_base64": "!!"}), "invalid-encoding"),
         (json.dumps({**BASE, "data_base64": 5}), "invalid-data"),
         ("[" * 100000, "invalid-json"),
     ],
 )
-def test_decode_errors(
-    jf: ModuleType, runtime_package: ModuleType, body: bytes | str, reason: str
-) -> None:
+def test_decode_errors(jf: ModuleType, runtime_package: ModuleType, body: bytes | str, reason: str) -> None:
     with pytest.raises(runtime_package.DecodeError) as exc:
         jf.decode(body)
     assert exc.value.reason == reason
@@ -109,9 +98,7 @@ def test_decode_errors(
 def test_batch(jf: ModuleType, runtime_package: ModuleType) -> None:
     events = [runtime_package.Event({**BASE, "id": str(i)}, {"i": i}) for i in range(2)]
     body = jf.encode_batch(events)
-    assert [e.attributes for e in jf.decode_batch(body)] == [
-        e.attributes for e in events
-    ]
+    assert [e.attributes for e in jf.decode_batch(body)] == [e.attributes for e in events]
     assert jf.decode_batch(b"[]") == []
     with pytest.raises(runtime_package.DecodeError) as exc:
         jf.decode_batch(b"{}")

@@ -15,9 +15,7 @@ def mqtt(runtime_package: ModuleType) -> ModuleType:
     return importlib.import_module(f"{runtime_package.__name__}.bindings.mqtt")
 
 
-def test_v5_binary_user_properties_unprefixed(
-    mqtt: ModuleType, runtime_package: ModuleType
-) -> None:
+def test_v5_binary_user_properties_unprefixed(mqtt: ModuleType, runtime_package: ModuleType) -> None:
     event = runtime_package.Event(
         {**BASE, "datacontenttype": "text/plain", "n": 1},
         b"x",
@@ -25,11 +23,7 @@ def test_v5_binary_user_properties_unprefixed(
     )
     msg = mqtt.encode(event)
     assert msg.user_properties == (
-        ("specversion", "1.0"),
-        ("id", "1"),
-        ("source", "/s"),
-        ("type", "t"),
-        ("n", "1"),
+        ("specversion", "1.0"), ("id", "1"), ("source", "/s"), ("type", "t"), ("n", "1"),
         ("X-App", "1"),
     )
     assert msg.content_type == "text/plain"
@@ -39,9 +33,7 @@ def test_v5_binary_user_properties_unprefixed(
 
 
 def test_v311_is_structured_only(mqtt: ModuleType, runtime_package: ModuleType) -> None:
-    event = runtime_package.Event(
-        dict(BASE), {"a": 1}, runtime_package.MqttBinding(topic="a", version="3.1.1")
-    )
+    event = runtime_package.Event(dict(BASE), {"a": 1}, runtime_package.MqttBinding(topic="a", version="3.1.1"))
     with pytest.raises(ValueError, match="3.1.1"):
         mqtt.encode(event)
     msg = mqtt.encode(event, "structured")
@@ -53,30 +45,18 @@ def test_v311_is_structured_only(mqtt: ModuleType, runtime_package: ModuleType) 
     assert mqtt.decode(other_json).attributes == {}
 
 
-def test_datacontenttype_user_property_accepted(
-    mqtt: ModuleType, runtime_package: ModuleType
-) -> None:
+def test_datacontenttype_user_property_accepted(mqtt: ModuleType, runtime_package: ModuleType) -> None:
     props = tuple(BASE.items()) + (("datacontenttype", "text/plain"),)
     event = mqtt.decode(runtime_package.MqttMessage("a", b"x", user_properties=props))
     assert event.attributes["datacontenttype"] == "text/plain"
-    both = runtime_package.MqttMessage(
-        "a", b"x", content_type="text/csv", user_properties=props
-    )
+    both = runtime_package.MqttMessage("a", b"x", content_type="text/csv", user_properties=props)
     assert mqtt.decode(both).attributes["datacontenttype"] == "text/csv"
 
 
-def test_plain_v5_without_specversion(
-    mqtt: ModuleType, runtime_package: ModuleType
-) -> None:
+def test_plain_v5_without_specversion(mqtt: ModuleType, runtime_package: ModuleType) -> None:
     msg = runtime_package.MqttMessage(
-        "a",
-        b"x",
-        qos=1,
-        content_type="text/plain",
-        user_properties=(("id", "1"),),
-        response_topic="r",
-        correlation_data=b"c",
-        message_expiry_interval=9,
+        "a", b"x", qos=1, content_type="text/plain", user_properties=(("id", "1"),),
+        response_topic="r", correlation_data=b"c", message_expiry_interval=9,
     )
     event = mqtt.decode(msg)
     assert event.attributes == {}
@@ -90,30 +70,11 @@ def test_plain_v5_without_specversion(
         ((("specversion", "1.0"),), None, "missing-attribute"),
         ((("specversion", "1.0"), ("specversion", "1.0")), None, "duplicate-attribute"),
         ((), "application/cloudevents+json", "invalid-json"),
-        (
-            (
-                ("specversion", "1.0"),
-                ("id", "1"),
-                ("source", "/s"),
-                ("type", "t"),
-                ("time", "2024-13-01T00:00:00Z"),
-            ),
-            None,
-            "invalid-attribute",
-        ),
+        ((("specversion", "1.0"), ("id", "1"), ("source", "/s"), ("type", "t"),
+          ("time", "2024-13-01T00:00:00Z")), None, "invalid-attribute"),
     ],
 )
-def test_decode_errors(
-    mqtt: ModuleType,
-    runtime_package: ModuleType,
-    props: tuple,
-    ct: str | None,
-    reason: str,
-) -> None:
+def test_decode_errors(mqtt: ModuleType, runtime_package: ModuleType, props: tuple, ct: str | None, reason: str) -> None:
     with pytest.raises(runtime_package.DecodeError) as exc:
-        mqtt.decode(
-            runtime_package.MqttMessage(
-                "a", b"{", content_type=ct, user_properties=props
-            )
-        )
+        mqtt.decode(runtime_package.MqttMessage("a", b"{", content_type=ct, user_properties=props))
     assert exc.value.reason == reason

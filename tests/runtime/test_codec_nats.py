@@ -31,12 +31,8 @@ def test_binary_headers(nats: ModuleType, runtime_package: ModuleType) -> None:
     assert decoded.binding.headers == (("Nats-Msg-Id", "9"),)
 
 
-def test_structured_and_headerless_sniffing(
-    nats: ModuleType, runtime_package: ModuleType
-) -> None:
-    event = runtime_package.Event(
-        dict(BASE), {"a": 1}, runtime_package.NatsBinding(subject="s")
-    )
+def test_structured_and_headerless_sniffing(nats: ModuleType, runtime_package: ModuleType) -> None:
+    event = runtime_package.Event(dict(BASE), {"a": 1}, runtime_package.NatsBinding(subject="s"))
     msg = nats.encode(event, "structured")
     assert dict(msg.headers)["Content-Type"] == "application/cloudevents+json"
     old_server = runtime_package.NatsMessage("s", msg.payload)  # NATS < 2.2: no headers
@@ -46,24 +42,15 @@ def test_structured_and_headerless_sniffing(
     assert plain.attributes == {} and plain.data == b"[1,2]"
 
 
-def test_binary_keeps_content_type_header(
-    nats: ModuleType, runtime_package: ModuleType
-) -> None:
-    headers = tuple(("ce-" + k, v) for k, v in BASE.items()) + (
-        ("content-type", "text/plain"),
-    )
+def test_binary_keeps_content_type_header(nats: ModuleType, runtime_package: ModuleType) -> None:
+    headers = tuple(("ce-" + k, v) for k, v in BASE.items()) + (("content-type", "text/plain"),)
     event = nats.decode(runtime_package.NatsMessage("s", b"x", headers))
     assert "datacontenttype" not in event.attributes
     assert event.binding.headers == (("content-type", "text/plain"),)
 
 
 def test_decode_errors(nats: ModuleType, runtime_package: ModuleType) -> None:
-    bad = (
-        ("ce-specversion", "1.0"),
-        ("ce-id", "%C0%A0"),
-        ("ce-source", "/s"),
-        ("ce-type", "t"),
-    )
+    bad = (("ce-specversion", "1.0"), ("ce-id", "%C0%A0"), ("ce-source", "/s"), ("ce-type", "t"))
     with pytest.raises(runtime_package.DecodeError) as exc:
         nats.decode(runtime_package.NatsMessage("s", b"x", bad))
     assert exc.value.reason == "invalid-encoding"

@@ -15,38 +15,18 @@ UTC = timezone.utc
 CASES = [
     ("kafka", "binary", "KafkaBinding", {"topic": "t1", "key": b"k", "partition": 2}),
     ("kafka", "structured", "KafkaBinding", {"topic": "t1", "key": None}),
-    (
-        "amqp",
-        "binary",
-        "AmqpBinding",
-        {"address": "q1", "properties": {"subject": "s"}},
-    ),
+    ("amqp", "binary", "AmqpBinding", {"address": "q1", "properties": {"subject": "s"}}),
     ("amqp", "structured", "AmqpBinding", {"address": "q1"}),
     ("mqtt", "binary", "MqttBinding", {"topic": "a/b", "qos": 1, "retain": True}),
     ("mqtt", "structured", "MqttBinding", {"topic": "a/b", "qos": 2}),
     ("mqtt", "structured", "MqttBinding", {"topic": "a/b", "version": "3.1.1"}),
     ("nats", "binary", "NatsBinding", {"subject": "x.y", "reply": "r"}),
     ("nats", "structured", "NatsBinding", {"subject": "x.y"}),
-    (
-        "http",
-        "binary",
-        "HttpBinding",
-        {"method": "PUT", "path": "/e", "query": (("a", "1 2"),)},
-    ),
+    ("http", "binary", "HttpBinding", {"method": "PUT", "path": "/e", "query": (("a", "1 2"),)}),
     ("http", "structured", "HttpBinding", {"method": "POST", "path": "/"}),
-    (
-        "pulsar",
-        "binary",
-        "PulsarBinding",
-        {"topic": "p", "partition_key": "pk", "event_time": 5},
-    ),
+    ("pulsar", "binary", "PulsarBinding", {"topic": "p", "partition_key": "pk", "event_time": 5}),
     ("pulsar", "structured", "PulsarBinding", {"topic": "p"}),
-    (
-        "rocketmq",
-        "binary",
-        "RocketMqBinding",
-        {"topic": "r", "tag": "tg", "keys": ("k1",)},
-    ),
+    ("rocketmq", "binary", "RocketMqBinding", {"topic": "r", "tag": "tg", "keys": ("k1",)}),
     ("rocketmq", "structured", "RocketMqBinding", {"topic": "r"}),
 ]
 IDS = [f"{c[0]}-{c[1]}-{c[3].get('version', '')}".rstrip("-") for c in CASES]
@@ -81,9 +61,7 @@ def expected_attributes(name: str, mode: str, attrs: dict[str, Any]) -> dict[str
         if key == "time":
             out[key] = value
         elif mode == "structured":
-            out[key] = (
-                canonical(value) if isinstance(value, (bytes, datetime)) else value
-            )
+            out[key] = canonical(value) if isinstance(value, (bytes, datetime)) else value
         elif name == "amqp":
             out[key] = value
         else:
@@ -132,9 +110,7 @@ def test_round_trip_model_payload(
         label: str
         when: datetime
 
-    payload = Reading(
-        value=1.5, label="Grüße 😀", when=datetime(2024, 1, 1, tzinfo=UTC)
-    )
+    payload = Reading(value=1.5, label="Grüße 😀", when=datetime(2024, 1, 1, tzinfo=UTC))
     attrs = {"specversion": "1.0", "id": "1", "source": "/s", "type": "t"}
     event = rt.Event(dict(attrs), payload, getattr(rt, bname)(**bargs))
     mod = codec(rt, name)
@@ -168,9 +144,7 @@ def test_binding_metadata_round_trips(
 ) -> None:
     rt = runtime_package
     binding = getattr(rt, bname)(**bargs)
-    event = rt.Event(
-        {"specversion": "1.0", "id": "1", "source": "/s", "type": "t"}, b"x", binding
-    )
+    event = rt.Event({"specversion": "1.0", "id": "1", "source": "/s", "type": "t"}, b"x", binding)
     mod = codec(rt, name)
     decoded = mod.decode(mod.encode(event, mode))
     for field, value in bargs.items():
@@ -208,9 +182,7 @@ def test_missing_routing_field_raises_value_error(
     runtime_package: ModuleType, name: str, bname: str
 ) -> None:
     rt = runtime_package
-    event = rt.Event(
-        {"specversion": "1.0", "id": "1", "source": "/s", "type": "t"}, b"x"
-    )
+    event = rt.Event({"specversion": "1.0", "id": "1", "source": "/s", "type": "t"}, b"x")
     mod = codec(rt, name)
     with pytest.raises(ValueError, match="no (topic|subject)"):
         mod.encode(event)
@@ -218,27 +190,19 @@ def test_missing_routing_field_raises_value_error(
         mod.encode(rt.Event(event.attributes, b"x", getattr(rt, bname)()))
 
 
-@pytest.mark.parametrize(
-    "name", ["kafka", "amqp", "mqtt", "nats", "http", "pulsar", "rocketmq"]
-)
+@pytest.mark.parametrize("name", ["kafka", "amqp", "mqtt", "nats", "http", "pulsar", "rocketmq"])
 def test_encode_rejects_bad_events(runtime_package: ModuleType, name: str) -> None:
     rt = runtime_package
     mod = codec(rt, name)
     kw = {"kafka": "topic", "mqtt": "topic", "nats": "subject", "pulsar": "topic"}
-    extra = (
-        {kw.get(name, "topic"): "t"}
-        if name in ("kafka", "mqtt", "nats", "pulsar", "rocketmq")
-        else {}
-    )
+    extra = {kw.get(name, "topic"): "t"} if name in ("kafka", "mqtt", "nats", "pulsar", "rocketmq") else {}
     good = {"specversion": "1.0", "id": "1", "source": "/s", "type": "t"}
     with pytest.raises(ValueError, match="mode"):
         mod.encode(rt.Event(good, b"x"), "bogus", **extra)
     with pytest.raises(ValueError, match="specversion"):
         mod.encode(rt.Event({**good, "specversion": "0.3"}, b"x"), **extra)
     with pytest.raises(ValueError, match="'id'"):
-        mod.encode(
-            rt.Event({k: v for k, v in good.items() if k != "id"}, b"x"), **extra
-        )
+        mod.encode(rt.Event({k: v for k, v in good.items() if k != "id"}, b"x"), **extra)
     with pytest.raises(ValueError, match="attribute name"):
         mod.encode(rt.Event({**good, "Bad-Name": "v"}, b"x"), **extra)
     with pytest.raises(ValueError, match="32-bit"):

@@ -23,10 +23,7 @@ def test_to_canonical(runtime_package: ModuleType) -> None:
         c(2**31)
     assert c(b"\x00\xff") == "AP8="
     assert c(datetime(2024, 1, 2, 3, 4, 5, tzinfo=UTC)) == "2024-01-02T03:04:05Z"
-    assert (
-        c(datetime(2024, 1, 2, 3, 4, 5, 120, tzinfo=UTC))
-        == "2024-01-02T03:04:05.000120Z"
-    )
+    assert c(datetime(2024, 1, 2, 3, 4, 5, 120, tzinfo=UTC)) == "2024-01-02T03:04:05.000120Z"
     plus2 = timezone(timedelta(hours=2))
     assert c(datetime(2024, 1, 2, 3, 0, tzinfo=plus2)) == "2024-01-02T01:00:00Z"
     assert c(datetime(2024, 1, 2)) == "2024-01-02T00:00:00Z"  # naive counts as UTC
@@ -40,10 +37,7 @@ def test_to_canonical(runtime_package: ModuleType) -> None:
         ("2024-01-02T03:04:05Z", datetime(2024, 1, 2, 3, 4, 5, tzinfo=UTC)),
         ("2024-01-02t03:04:05z", datetime(2024, 1, 2, 3, 4, 5, tzinfo=UTC)),
         ("2024-01-02T03:04:05.1Z", datetime(2024, 1, 2, 3, 4, 5, 100000, tzinfo=UTC)),
-        (
-            "2024-01-02T03:04:05.123456789Z",
-            datetime(2024, 1, 2, 3, 4, 5, 123456, tzinfo=UTC),
-        ),
+        ("2024-01-02T03:04:05.123456789Z", datetime(2024, 1, 2, 3, 4, 5, 123456, tzinfo=UTC)),
         ("2024-01-02T05:04:05+02:00", datetime(2024, 1, 2, 3, 4, 5, tzinfo=UTC)),
     ],
 )
@@ -53,17 +47,9 @@ def test_parse_time(runtime_package: ModuleType, text: str, expected: datetime) 
 
 @pytest.mark.parametrize(
     "text",
-    [
-        "2024-01-02",
-        "2024-01-02T03:04Z",
-        "2024-01-02 03:04:05Z",
-        "2024-01-02T03:04:05",
-        "2024-13-02T03:04:05Z",
-        "2024-01-02T03:04:05+24:00",
-        "２０２４-01-02T03:04:05Z",
-        "2024-W01-1T03:04:05Z",
-        "2024-01-02T03:04:05,5Z",
-    ],
+    ["2024-01-02", "2024-01-02T03:04Z", "2024-01-02 03:04:05Z", "2024-01-02T03:04:05",
+     "2024-13-02T03:04:05Z", "2024-01-02T03:04:05+24:00", "２０２４-01-02T03:04:05Z",
+     "2024-W01-1T03:04:05Z", "2024-01-02T03:04:05,5Z"],
 )
 def test_parse_time_rejects(runtime_package: ModuleType, text: str) -> None:
     with pytest.raises(ValueError):
@@ -76,21 +62,11 @@ def test_parse_attribute_kinds(runtime_package: ModuleType) -> None:
     assert p("x", "true", "boolean") is True
     assert p("x", "-5", "integer") == -5
     assert p("x", "AP8=", "binary") == b"\x00\xff"
-    assert p("time", "2024-01-02T03:04:05Z") == datetime(
-        2024, 1, 2, 3, 4, 5, tzinfo=UTC
-    )
-    assert (
-        p("ext", "2024-01-02T03:04:05Z") == "2024-01-02T03:04:05Z"
-    )  # unknown stays str
-    for kind, text in [
-        ("boolean", "True"),
-        ("integer", "+1"),
-        ("integer", "01"),
-        ("integer", "2147483648"),
-        ("integer", "1.0"),
-        ("binary", "A"),
-        ("uri", "no-scheme"),
-    ]:
+    assert p("time", "2024-01-02T03:04:05Z") == datetime(2024, 1, 2, 3, 4, 5, tzinfo=UTC)
+    assert p("ext", "2024-01-02T03:04:05Z") == "2024-01-02T03:04:05Z"  # unknown stays str
+    for kind, text in [("boolean", "True"), ("integer", "+1"), ("integer", "01"),
+                       ("integer", "2147483648"), ("integer", "1.0"), ("binary", "A"),
+                       ("uri", "no-scheme")]:
         with pytest.raises(core.DecodeError) as exc:
             p("x", text, kind)
         assert exc.value.reason == "invalid-attribute"
@@ -105,22 +81,10 @@ def test_names_and_json_content_types(runtime_package: ModuleType) -> None:
     assert core.is_attribute_name("abc123")
     for bad in ("", "data", "Abc", "a_b", "a-b", "ä"):
         assert not core.is_attribute_name(bad)
-    for ct in (
-        None,
-        "application/json",
-        "TEXT/JSON",
-        "application/cloudevents+json",
-        "application/vnd.x+json ; charset=utf-8",
-        "x/json;a=b",
-    ):
+    for ct in (None, "application/json", "TEXT/JSON", "application/cloudevents+json",
+               "application/vnd.x+json ; charset=utf-8", "x/json;a=b"):
         assert core.is_json_content_type(ct), ct
-    for ct in (
-        "text/plain",
-        "application/jsonx",
-        "json",
-        "application/json-seq",
-        "+json",
-    ):
+    for ct in ("text/plain", "application/jsonx", "json", "application/json-seq", "+json"):
         assert not core.is_json_content_type(ct), ct
 
 
@@ -135,47 +99,20 @@ def test_data_bytes(runtime_package: ModuleType) -> None:
 def test_mypy_strict_on_runtime() -> None:
     pytest.importorskip("mypy")
     result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mypy",
-            "--strict",
-            "--no-incremental",
-            "-p",
-            "xrgen_runtime",
-        ],
-        cwd=RUNTIME.parent,
-        capture_output=True,
-        text=True,
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "-p", "xrgen_runtime"],
+        cwd=RUNTIME.parent, capture_output=True, text=True,
     )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_black_and_ruff_clean() -> None:
-    black = subprocess.run(
-        [sys.executable, "-m", "black", "--check", "-q", str(RUNTIME)],
-        capture_output=True,
-        text=True,
-    )
+    black = subprocess.run([sys.executable, "-m", "black", "--check", "-q", str(RUNTIME)],
+                           capture_output=True, text=True)
     assert black.returncode == 0, black.stderr
     ruff = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "ruff",
-            "check",
-            "--no-cache",
-            "--isolated",
-            "--select",
-            "E,F,W,I,B,UP",
-            "--ignore",
-            "E501",
-            "--target-version",
-            "py310",
-            str(RUNTIME / "_core.py"),
-            str(RUNTIME / "bindings"),
-        ],
-        capture_output=True,
-        text=True,
+        [sys.executable, "-m", "ruff", "check", "--no-cache", "--isolated",
+         "--select", "E,F,W,I,B,UP", "--ignore", "E501", "--target-version", "py310",
+         str(RUNTIME / "_core.py"), str(RUNTIME / "bindings")],
+        capture_output=True, text=True,
     )
     assert ruff.returncode == 0, ruff.stdout

@@ -74,7 +74,9 @@ def _random_datetime(r: random.Random) -> datetime:
         seconds=r.randrange(86400),
         microseconds=r.choice([0, r.randrange(1_000_000)]),
     )
-    tz = r.choice([None, UTC, timezone(timedelta(minutes=r.randrange(-1439, 1440)))])
+    tz = r.choice(
+        [None, UTC, timezone(timedelta(minutes=r.randrange(-1439, 1440)))]
+    )
     return value.replace(tzinfo=tz)
 
 
@@ -121,16 +123,8 @@ def test_builders_equal_the_dataclass_constructors(
     cases = [
         (core.new_kafka_binding, core.KafkaBinding, ("t", b"k", 3, (("h", b"v"),))),
         (core.new_kafka_message, core.KafkaMessage, ("t", None, b"v", (), None)),
-        (
-            core.new_http_binding,
-            core.HttpBinding,
-            ("GET", "/p", (), (("a", "b"),), 200),
-        ),
-        (
-            core.new_http_message,
-            core.HttpMessage,
-            ("POST", "/", (("a", "b"),), b"", None),
-        ),
+        (core.new_http_binding, core.HttpBinding, ("GET", "/p", (), (("a", "b"),), 200)),
+        (core.new_http_message, core.HttpMessage, ("POST", "/", (("a", "b"),), b"", None)),
     ]
     for build, cls, args in cases:
         fast, slow = build(*args), cls(*args)
@@ -145,34 +139,17 @@ def test_jsonformat_fast_paths_agree_with_the_member_loop(
 ) -> None:
     jf = importlib.import_module(runtime_package.__name__ + ".bindings.jsonformat")
     core = runtime_package._core
-    base = {
-        "specversion": "1.0",
-        "id": "1",
-        "source": "/s",
-        "type": "t",
-        "time": "2024-01-02T03:04:05.5Z",
-        "subject": "x",
-    }
-    for extra in (
-        {},
-        {"data": {"a": 1}},
-        {"data": None},
-        {"data_base64": "AP8="},
-        {"ext": "v"},
-        {"ext": 5},
-        {"ext": True},
-        {"ext": None},
-    ):
+    base = {"specversion": "1.0", "id": "1", "source": "/s", "type": "t",
+            "time": "2024-01-02T03:04:05.5Z", "subject": "x"}
+    for extra in ({}, {"data": {"a": 1}}, {"data": None}, {"data_base64": "AP8="},
+                  {"ext": "v"}, {"ext": 5}, {"ext": True}, {"ext": None}):
         obj = {**base, **extra}
         before = dict(obj)
         event = jf.from_object(obj)
         assert obj == before  # the parsed object is not modified
-        assert event.attributes["time"] == datetime(
-            2024, 1, 2, 3, 4, 5, 500000, tzinfo=UTC
-        )
+        assert event.attributes["time"] == datetime(2024, 1, 2, 3, 4, 5, 500000, tzinfo=UTC)
         assert {k: v for k, v in event.attributes.items() if k != "time"} == {
-            k: v
-            for k, v in obj.items()
+            k: v for k, v in obj.items()
             if k not in ("time", "data", "data_base64") and v is not None
         }
         expected = b"\x00\xff" if "data_base64" in extra else extra.get("data")
@@ -188,8 +165,7 @@ def test_emitter_prefix_keeps_the_attribute_order(runtime_package: ModuleType) -
     """``Emitter.prefix`` (constants plus the leading templates without placeholders, copied
     at once) gives the attributes, in the same order, that copying the constants and then
     expanding every template in declaration order gives; ``emit``'s inline copy of
-    ``attributes`` (definitions without templates left) gives what ``attributes`` gives.
-    """
+    ``attributes`` (definitions without templates left) gives what ``attributes`` gives."""
     core = runtime_package._core
     produce = importlib.import_module(runtime_package.__name__ + "._produce")
     r = random.Random(7)
@@ -197,27 +173,12 @@ def test_emitter_prefix_keeps_the_attribute_order(runtime_package: ModuleType) -
         attrs = [core.AttrDef("specversion", "string", True, "1.0")]
         for i in range(r.randrange(6)):
             kind = r.choice(["const", "static", "template"])
-            value = {
-                "const": f"c{i}",
-                "static": f"/s{i}",
-                "template": f"/t/{{x{i % 2}}}",
-            }[kind]
-            attrs.append(
-                core.AttrDef(
-                    f"a{i}",
-                    "string" if kind == "const" else "uritemplate",
-                    False,
-                    value,
-                )
-            )
+            value = {"const": f"c{i}", "static": f"/s{i}", "template": f"/t/{{x{i % 2}}}"}[kind]
+            attrs.append(core.AttrDef(f"a{i}", "string" if kind == "const" else "uritemplate",
+                                      False, value))
         r.shuffle(attrs)
-        definition = core.MessageDef(
-            id="M",
-            group="g",
-            envelope="CloudEvents/1.0",
-            type=None,
-            attributes=tuple(attrs),
-        )
+        definition = core.MessageDef(id="M", group="g", envelope="CloudEvents/1.0", type=None,
+                                     attributes=tuple(attrs))
         values = {"x0": "v 0", "x1": "v1"}
         emitter = produce.Emitter(definition)
         event = emitter.emit_raw(None, values, "i", None, {})
@@ -231,9 +192,7 @@ def test_emitter_prefix_keeps_the_attribute_order(runtime_package: ModuleType) -
         assert list(event.attributes)[-2:] == ["id", "time"]
 
 
-def test_emit_validates_dicts_and_keeps_model_instances(
-    runtime_package: ModuleType,
-) -> None:
+def test_emit_validates_dicts_and_keeps_model_instances(runtime_package: ModuleType) -> None:
     from pydantic import BaseModel
 
     core = runtime_package._core
@@ -248,9 +207,8 @@ def test_emit_validates_dicts_and_keeps_model_instances(
     class Dict(dict):  # type: ignore[type-arg]
         pass
 
-    emit = produce.Emitter(
-        core.MessageDef(id="M", group="g", envelope=None, type=None, model=Model)
-    ).emit
+    emit = produce.Emitter(core.MessageDef(id="M", group="g", envelope=None, type=None,
+                                           model=Model)).emit
     instance, sub = Model(a=1), Sub(a=2)
     assert emit(Model, instance, {}, None, None, {}).data is instance
     assert emit(Model, sub, {}, None, None, {}).data is sub
@@ -259,64 +217,30 @@ def test_emit_validates_dicts_and_keeps_model_instances(
         assert type(event.data) is Model and event.data == Model(a=3)
 
 
-_CORE = [
-    "specversion",
-    "id",
-    "source",
-    "type",
-    "time",
-    "datacontenttype",
-    "dataschema",
-    "subject",
-    "data",
-    "data_base64",
-]
+_CORE = ["specversion", "id", "source", "type", "time", "datacontenttype", "dataschema",
+         "subject", "data", "data_base64"]
 _member_values = st.one_of(
-    st.sampled_from(
-        [
-            "1.0",
-            "",
-            "x",
-            "/s",
-            "http://a/b",
-            "2024-01-02T03:04:05.5Z",
-            "2024-13-02T03:04:05Z",
-            "application/json",
-            "text/plain",
-            "AP8=",
-            "%%",
-        ]
-    ),
-    st.text(max_size=8),
-    st.booleans(),
-    st.none(),
-    st.integers(-(2**32), 2**32),
-    st.floats(allow_nan=False),
-    st.lists(st.integers(), max_size=2),
-    st.dictionaries(st.just("k"), st.integers(), max_size=1),
+    st.sampled_from(["1.0", "", "x", "/s", "http://a/b", "2024-01-02T03:04:05.5Z",
+                     "2024-13-02T03:04:05Z", "application/json", "text/plain", "AP8=", "%%"]),
+    st.text(max_size=8), st.booleans(), st.none(),
+    st.integers(-(2**32), 2**32), st.floats(allow_nan=False),
+    st.lists(st.integers(), max_size=2), st.dictionaries(st.just("k"), st.integers(), max_size=1),
 )
-_member_names = st.one_of(
-    st.sampled_from(_CORE), st.sampled_from(["ext", "e1", "Bad", "a_b"])
-)
+_member_names = st.one_of(st.sampled_from(_CORE), st.sampled_from(["ext", "e1", "Bad", "a_b"]))
 _BASE = {"specversion": "1.0", "id": "1", "source": "/s", "type": "t"}
 
 
 def _outcome(decode: Any) -> Any:
     try:
         event = decode()
-    except (
-        Exception
-    ) as exc:  # noqa: BLE001 - the kind and text of any error are compared
+    except Exception as exc:  # noqa: BLE001 - the kind and text of any error are compared
         return type(exc), str(exc)
     return list(event.attributes.items()), event.data, event.binding
 
 
 @given(st.dictionaries(_member_names, _member_values, max_size=6), st.booleans())
-@settings(
-    max_examples=600,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture],
-)
+@settings(max_examples=600, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_from_parsed_agrees_with_from_object(
     runtime_package: ModuleType, members: dict[str, Any], with_base: bool
 ) -> None:
@@ -359,47 +283,24 @@ def test_check_decoded_optional_attributes(runtime_package: ModuleType) -> None:
     URI for ``dataschema``, an RFC 2046 media type for ``datacontenttype``); a ``str``
     subclass counts as a string."""
     core = runtime_package._core
-    samples = [
-        None,
-        "",
-        "x",
-        "http://a/b",
-        "rel/ref",
-        5,
-        True,
-        b"x",
-        _Str("y"),
-        _Kind.A,
-    ]
+    samples = [None, "", "x", "http://a/b", "rel/ref", 5, True, b"x", _Str("y"), _Kind.A]
     samples += ["text/plain", "a/b; c=d"]
     for ct in samples:
         for schema in samples:
             for subject in samples:
                 attributes = dict(_BASE, time="2024-01-02T03:04:05Z")
-                optional = {
-                    "datacontenttype": ct,
-                    "dataschema": schema,
-                    "subject": subject,
-                }
+                optional = {"datacontenttype": ct, "dataschema": schema, "subject": subject}
                 attributes.update(optional)
                 ok = all(
-                    v is None
-                    or (
-                        isinstance(v, str)
-                        and v != ""
-                        and (n != "dataschema" or v == "http://a/b")
-                        and (
-                            n != "datacontenttype"
-                            or v in ("rel/ref", "text/plain", "a/b; c=d")
-                        )
-                    )
+                    v is None or (isinstance(v, str) and v != ""
+                                  and (n != "dataschema" or v == "http://a/b")
+                                  and (n != "datacontenttype"
+                                       or v in ("rel/ref", "text/plain", "a/b; c=d")))
                     for n, v in optional.items()
                 )
                 if ok:
                     assert core.check_decoded(attributes) is attributes
-                    assert attributes["time"] == datetime(
-                        2024, 1, 2, 3, 4, 5, tzinfo=UTC
-                    )
+                    assert attributes["time"] == datetime(2024, 1, 2, 3, 4, 5, tzinfo=UTC)
                 else:
                     with pytest.raises(core.DecodeError) as info:
                         core.check_decoded(attributes)
@@ -408,24 +309,12 @@ def test_check_decoded_optional_attributes(runtime_package: ModuleType) -> None:
         core.check_decoded(dict(_BASE, time="2024-13-02T03:04:05Z"))
 
 
-def test_http_binding_splits_the_query_like_partition(
-    runtime_package: ModuleType,
-) -> None:
+def test_http_binding_splits_the_query_like_partition(runtime_package: ModuleType) -> None:
     from urllib.parse import parse_qsl
 
     core = runtime_package._core
     http = importlib.import_module(runtime_package.__name__ + ".bindings.http")
-    for target in (
-        "",
-        "/",
-        "/p",
-        "/p?",
-        "?",
-        "?x",
-        "/p?a=1&b=&c",
-        "/p?a=%20?b",
-        "/\u00e9?q=\u00e9",
-    ):
+    for target in ("", "/", "/p", "/p?", "?", "?x", "/p?a=1&b=&c", "/p?a=%20?b", "/\u00e9?q=\u00e9"):
         path, sep, query = target.partition("?")
         pairs = tuple(parse_qsl(query, keep_blank_values=True)) if sep else ()
         message = core.HttpMessage("PUT", target, (), b"", 201)

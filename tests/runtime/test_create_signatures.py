@@ -34,11 +34,7 @@ def _needed(m: ir.Message) -> set[str]:
 
 def _value(parameter: inspect.Parameter) -> Any:
     text = str(parameter.annotation)
-    return (
-        7
-        if text == "int"
-        else True if text == "bool" else b"\x01" if text == "bytes" else "v"
-    )
+    return 7 if text == "int" else True if text == "bool" else b"\x01" if text == "bytes" else "v"
 
 
 def check_creates(pkg: ModuleType, catalog: ir.Catalog) -> int:
@@ -50,9 +46,7 @@ def check_creates(pkg: ModuleType, catalog: ir.Catalog) -> int:
             create = pkg.MESSAGES[m.id].create
             params = inspect.signature(create).parameters
             required = {
-                n
-                for n, p in params.items()
-                if p.kind is p.KEYWORD_ONLY and p.default is p.empty
+                n for n, p in params.items() if p.kind is p.KEYWORD_ONLY and p.default is p.empty
             }
             assert required == _needed(m), m.id
             group_wide += bool(common & required)
@@ -76,14 +70,8 @@ def test_acme_creates_require_the_group_placeholders(acme: ModuleType) -> None:
     catalog = _catalog(CATALOGS / "acme" / "catalog.json")
     assert check_creates(acme, catalog) > 0  # the case at hand: group-wide placeholders
     params = inspect.signature(acme.MESSAGES["com.acme.Reading"].create).parameters
-    assert [n for n, p in params.items() if p.default is p.empty] == [
-        "data",
-        "plant",
-        "sensor",
-    ]
-    ev = acme.MESSAGES["com.acme.Reading"].create(
-        {"value": 1.5}, plant="p1", sensor="s 1"
-    )
+    assert [n for n, p in params.items() if p.default is p.empty] == ["data", "plant", "sensor"]
+    ev = acme.MESSAGES["com.acme.Reading"].create({"value": 1.5}, plant="p1", sensor="s 1")
     assert ev.attributes["source"] == "/plants/p1/sensors/s%201"
     # the group producer keeps its constructor defaults
     by_producer = acme.producer.ComAcmeBaseProducer(plant="p1").reading(

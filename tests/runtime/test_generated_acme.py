@@ -30,9 +30,7 @@ def test_produce_encode_decode_dispatch(acme: ModuleType, message_id: str) -> No
     modes = ["binary", "structured"] if event.attributes else ["binary"]
     calls: list[tuple[Any, dict[str, str]]] = []
     dead: list[tuple[str, str]] = []
-    d = acme.consumer.Dispatcher(
-        dead_letter=lambda wire, reason, detail: dead.append((reason, detail))
-    )
+    d = acme.consumer.Dispatcher(dead_letter=lambda wire, reason, detail: dead.append((reason, detail)))
     d.on(message_id)(lambda ev, params: calls.append((ev, params)))
     for name in codecs:
         codec = importlib.import_module(f"{acme.__name__}.bindings.{name}")
@@ -54,16 +52,12 @@ def test_produce_encode_decode_dispatch(acme: ModuleType, message_id: str) -> No
         extra = {k: v for k, v in ev.attributes.items() if k not in event.attributes}
         assert extra in ({}, {"origin": "acme"})
         assert {k: ev.attributes[k] for k in event.attributes} == event.attributes
-        placeholders = {
-            k: v for k, v in kwargs.items() if isinstance(v, str) and k in params
-        }
+        placeholders = {k: v for k, v in kwargs.items() if isinstance(v, str) and k in params}
         assert params == placeholders
 
 
 def test_template_values_are_percent_encoded_and_extracted(acme: ModuleType) -> None:
-    ev = acme.producer.ComAcmeBaseProducer(plant="p 1").reading(
-        {"value": 1}, sensor="s/1"
-    )
+    ev = acme.producer.ComAcmeBaseProducer(plant="p 1").reading({"value": 1}, sensor="s/1")
     assert ev.attributes["source"] == "/plants/p%201/sensors/s%2F1"
     assert ev.binding.key == b"p%201/s%2F1" and ev.binding.topic == "acme.readings"
 
@@ -78,9 +72,7 @@ def test_defaults_and_overrides(acme: ModuleType) -> None:
     assert c.attributes["id"] == "fixed" and c.attributes["time"] == NOW
     assert c.attributes["source"] == "/plants/other/sensors/s"
     with pytest.raises(TypeError):
-        acme.producer.ComAcmeBaseProducer().reading(
-            {"value": 1}, sensor="s"
-        )  # plant missing
+        acme.producer.ComAcmeBaseProducer().reading({"value": 1}, sensor="s")  # plant missing
 
 
 def test_invalid_payload_is_rejected_by_the_producer(acme: ModuleType) -> None:
@@ -97,9 +89,7 @@ def test_strict_validation_on_dispatch(acme: ModuleType) -> None:
     wire = nats.encode(ev, mode="binary")
     bad = type(wire)(wire.subject, b'{"shift": 3.7}', wire.headers, wire.reply)
     dead: list[str] = []
-    d = acme.consumer.Dispatcher(
-        dead_letter=lambda w, reason, detail: dead.append(reason)
-    )
+    d = acme.consumer.Dispatcher(dead_letter=lambda w, reason, detail: dead.append(reason))
     d.on_shift_changed(lambda e, p: None)
     assert not d.dispatch(bad)
     assert dead == ["validation-error"]

@@ -1,6 +1,5 @@
 """The hostile catalog (catalogs/hostile): keyword/unicode/``../`` ids, quotes, backslashes and
-newlines in descriptions and values, keyword placeholders. Its package must import and behave.
-"""
+newlines in descriptions and values, keyword placeholders. Its package must import and behave."""
 
 from __future__ import annotations
 
@@ -19,23 +18,12 @@ def hostile(generated) -> ModuleType:  # type: ignore[no-untyped-def]
 
 
 def test_ids_stay_wire_names(hostile: ModuleType) -> None:
-    assert set(hostile.MESSAGES) == {
-        "../../escape/def",
-        "print",
-        "Print",
-        "café.日本",
-        "None",
-    }
+    assert set(hostile.MESSAGES) == {"../../escape/def", "print", "Print", "café.日本", "None"}
 
 
 def test_keyword_placeholders_and_escaping(hostile: ModuleType) -> None:
     info = hostile.MESSAGES["../../escape/def"]
-    ev = info.create(
-        {"def": "x", "1abc": 2, "a-b": True, "über": 1.5},
-        class_="c/1",
-        def_="d",
-        import_="i",
-    )
+    ev = info.create({"def": "x", "1abc": 2, "a-b": True, "über": 1.5}, class_="c/1", def_="d", import_="i")
     assert ev.attributes["source"] == "/x/c%2F1/d/i"
     assert ev.attributes["type"] == 'evil."quoted".type\\n'
     assert ev.attributes["subject"] == "line1\nline2 é 😀"
@@ -46,11 +34,7 @@ def test_keyword_placeholders_and_escaping(hostile: ModuleType) -> None:
 
 def test_docstrings_carry_the_text_without_breaking_code(hostile: ModuleType) -> None:
     producer = hostile.producer
-    cls = next(
-        c
-        for n, c in inspect.getmembers(producer, inspect.isclass)
-        if n.startswith("Class") and "2" not in n
-    )
+    cls = next(c for n, c in inspect.getmembers(producer, inspect.isclass) if n.startswith("Class") and "2" not in n)
     assert '"""' in (cls.__doc__ or "") and "\\" in (cls.__doc__ or "")
 
 
@@ -65,9 +49,7 @@ def test_reserved_placeholder_names_get_suffixes(hostile: ModuleType) -> None:
 
 def test_round_trip_through_every_codec(hostile: ModuleType) -> None:
     kafka = importlib.import_module("hostile_pkg.bindings.kafka")
-    ev = hostile.MESSAGES["../../escape/def"].create(
-        {"def": "x"}, class_="c", def_="d", import_="i"
-    )
+    ev = hostile.MESSAGES["../../escape/def"].create({"def": "x"}, class_="c", def_="d", import_="i")
     dead: list[str] = []
     d = hostile.consumer.Dispatcher(dead_letter=lambda w, r, detail: dead.append(r))
     got: list[dict[str, str]] = []

@@ -2,8 +2,7 @@
 groups, the adapters' sender/receiver shape), the example-event factory and its hypothesis
 strategy, end to end with the acme catalog and the real sample catalogs: every message id gets
 an example event that travels as a wire message through the broker of its binding (every
-binding for envelope-only messages), in every content mode, to exactly its own handler.
-"""
+binding for envelope-only messages), in every content mode, to exactly its own handler."""
 
 from __future__ import annotations
 
@@ -207,11 +206,7 @@ def test_nats_queue_groups_share_and_plain_subscribers_all_receive() -> None:
 def test_mqtt_retained_messages_qos_and_3_1_1_subscribers() -> None:
     broker = MqttBroker()
     m = MqttMessage(
-        "acme/p1/alarms/s1",
-        b"{}",
-        qos=2,
-        retain=True,
-        user_properties=(("ce_id", "1"),),
+        "acme/p1/alarms/s1", b"{}", qos=2, retain=True, user_properties=(("ce_id", "1"),)
     )
     live: list[MqttMessage] = []
     broker.subscribe("acme/+/alarms/#", live.append, qos=1)
@@ -249,13 +244,9 @@ def test_pulsar_short_and_full_names_are_one_topic_and_rocketmq_filters_tags() -
     brokers = Brokers()
     pulsar: list[PulsarMessage] = []
     brokers.pulsar.subscribe("persistent://public/default/orders", pulsar.append)
-    brokers.pulsar.subscribe(
-        re.compile(r"persistent://public/default/ord.*"), pulsar.append
-    )
+    brokers.pulsar.subscribe(re.compile(r"persistent://public/default/ord.*"), pulsar.append)
     brokers.pulsar.publish(PulsarMessage("orders", b"x"))
-    assert (
-        len(pulsar) == 2 and len(brokers.pulsar.messages("public/default/orders")) == 1
-    )
+    assert len(pulsar) == 2 and len(brokers.pulsar.messages("public/default/orders")) == 1
     tagged: list[str | None] = []
     brokers.rocketmq.subscribe("orders", lambda m: tagged.append(m.tag), tags="A || B")
     for tag in ("A", "C", None, "B"):
@@ -288,9 +279,7 @@ def test_http_routes_one_handler_and_answers_like_the_asgi_receiver() -> None:
 def test_handlers_may_publish_and_their_errors_propagate() -> None:
     broker = NatsBroker()
     out: list[bytes] = []
-    broker.subscribe(
-        "in", lambda m: broker.publish(NatsMessage("out", m.payload + b"!"))
-    )
+    broker.subscribe("in", lambda m: broker.publish(NatsMessage("out", m.payload + b"!")))
     broker.subscribe("out", lambda m: out.append(m.payload))
     broker.publish(NatsMessage("in", b"x"))
     assert out == [b"x!"]
@@ -336,9 +325,7 @@ def test_a_blocking_receiver_waits_for_other_threads() -> None:
     receiver = broker.receiver("jobs.*")
     got: list[str] = []
     worker = threading.Thread(
-        target=lambda: receiver.run(
-            lambda m: got.append(m.subject), idle_timeout=None, max_messages=2
-        )
+        target=lambda: receiver.run(lambda m: got.append(m.subject), idle_timeout=None, max_messages=2)
     )
     worker.start()
     broker.publish(NatsMessage("jobs.1", b""))
@@ -357,9 +344,7 @@ def test_async_publish_awaits_and_sync_publish_refuses_inside_a_loop() -> None:
         return "done"
 
     broker.subscribe("a", handler)
-    assert broker.publish(NatsMessage("a", b"sync")).results == (
-        "done",
-    )  # no loop: run
+    assert broker.publish(NatsMessage("a", b"sync")).results == ("done",)  # no loop: run
 
     async def scenario() -> None:
         delivery = await broker.publish_async(NatsMessage("a", b"async"))
@@ -388,12 +373,7 @@ def test_example_events_are_deterministic_and_take_overrides(acme: ModuleType) -
     assert first == again
     when = datetime(2030, 1, 2, tzinfo=timezone.utc)
     custom = example_event(
-        acme.MESSAGES,
-        "com.acme.Alarm",
-        plant="p9",
-        severity=5,
-        raisedAt=when,
-        code="offline",
+        acme.MESSAGES, "com.acme.Alarm", plant="p9", severity=5, raisedAt=when, code="offline"
     )
     assert custom.attributes["source"].startswith("/plants/p9/")
     assert custom.attributes["severity"] == 5
@@ -428,9 +408,7 @@ def test_patterns_formats_bounds_and_unions_are_synthesized() -> None:
         price: Annotated[float, Field(ge=0.5, lt=1.0)]
         code: Annotated[str, Field(min_length=5, max_length=5)]
         parts: Annotated[list[Part], Field(min_length=2)]
-        lines: Annotated[
-            list[int], Field(min_length=3, json_schema_extra={"uniqueItems": True})
-        ]
+        lines: Annotated[list[int], Field(min_length=3, json_schema_extra={"uniqueItems": True})]
         note: str | None = None
         ref: int | str
         meta: dict[str, Annotated[int, Field(ge=7)]] = {}
@@ -439,24 +417,18 @@ def test_patterns_formats_bounds_and_unions_are_synthesized() -> None:
 
     emitter = Emitter(MessageDef("o", "g", "CloudEvents/1.0", "o", model=Order))
 
-    def create(
-        data: Any, *, id: str | None = None, time: datetime | None = None
-    ) -> Any:
+    def create(data: Any, *, id: str | None = None, time: datetime | None = None) -> Any:
         return emitter.emit(Order, data, {}, id, time, {})
 
     messages = {"o": SimpleNamespace(definition=emitter.definition, create=create)}
     for seed in range(20):
         order = example_event(messages, "o", seed=seed).data
         assert re.fullmatch(r"ord_[a-f0-9]{8}", order.id) and order.quantity in (2, 4)
-        assert (
-            0.5 <= order.price < 1.0 and len(order.code) == 5 and len(order.parts) >= 2
-        )
+        assert 0.5 <= order.price < 1.0 and len(order.code) == 5 and len(order.parts) >= 2
         assert all(re.fullmatch(r"[A-Z]{3}-\d{4}", p.sku) for p in order.parts)
         assert len(set(order.lines)) == len(order.lines) >= 3
         assert order.meta and all(v >= 7 for v in order.meta.values())
-        assert isinstance(
-            order.parent, Order
-        )  # optional members are filled near the root
+        assert isinstance(order.parent, Order)  # optional members are filled near the root
 
 
 # ------------------------------------------------------------- end to end with a package
@@ -475,8 +447,7 @@ ROUTE = {
 
 class Service:
     """A dispatcher with a handler for every message of ``pkg``, subscribed to the brokers
-    (catch-all patterns where the protocol has them, else each destination as it appears).
-    """
+    (catch-all patterns where the protocol has them, else each destination as it appears)."""
 
     def __init__(self, pkg: ModuleType) -> None:
         self.pkg = pkg
@@ -493,9 +464,7 @@ class Service:
         self.exact: set[tuple[str, str]] = set()
         for name, (_, _, catch_all) in ROUTE.items():
             if catch_all is not None:
-                getattr(self.brokers, name).subscribe(
-                    catch_all, self.dispatcher.dispatch
-                )
+                getattr(self.brokers, name).subscribe(catch_all, self.dispatcher.dispatch)
 
     def routes(self, info: Any, event: Any) -> list[tuple[str, str, dict[str, Any]]]:
         """``[(binding, mode, encode options)]`` for an event of ``info``."""
@@ -524,23 +493,13 @@ class Service:
                 broker.subscribe(destination, self.dispatcher.dispatch)
         return broker.publish(wire)
 
-    def expect_own_handler(
-        self, info: Any, event: Any, delivery: Any, where: Any
-    ) -> None:
+    def expect_own_handler(self, info: Any, event: Any, delivery: Any, where: Any) -> None:
         assert delivery.routed and len(delivery.results) == 1, where
         (result,) = delivery.results
-        if relative_dataschema(
-            info
-        ):  # generation warned (XRG144): CloudEvents forbids it
-            assert self.dead == [
-                ("decode-error", "invalid-attribute: dataschema: not an absolute URI")
-            ]
+        if relative_dataschema(info):  # generation warned (XRG144): CloudEvents forbids it
+            assert self.dead == [("decode-error", "invalid-attribute: dataschema: not an absolute URI")]
             return
-        assert isinstance(result, DispatchResult) and result.handled, (
-            where,
-            result,
-            self.dead,
-        )
+        assert isinstance(result, DispatchResult) and result.handled, (where, result, self.dead)
         ((got_id, got),) = self.calls
         assert result.message_id == got_id, where
         if got_id != info.id:  # only an EARLIER definition of the same type may take it
@@ -564,9 +523,7 @@ class Service:
         return count
 
 
-def test_every_acme_message_reaches_its_own_handler_over_its_broker(
-    acme: ModuleType,
-) -> None:
+def test_every_acme_message_reaches_its_own_handler_over_its_broker(acme: ModuleType) -> None:
     service = Service(acme)
     sent = 0
     for message_id, info in acme.MESSAGES.items():
@@ -574,11 +531,7 @@ def test_every_acme_message_reaches_its_own_handler_over_its_broker(
         assert event.attributes.get("type") == info.type
         sent += service.check(info, event)
         # an xref of Reading has Reading's type: Reading's handler (first in catalog order)
-        own = (
-            "com.acme.Reading"
-            if message_id == "com.acme.ops.ReadingAlias"
-            else message_id
-        )
+        own = "com.acme.Reading" if message_id == "com.acme.ops.ReadingAlias" else message_id
         assert service.calls[0][0] == own
     # 6 two-mode messages on their binding, the plain one once, Note on 7 bindings x 2 modes
     assert sent == 7 * 2 + 1 + 7 * 2
@@ -587,36 +540,20 @@ def test_every_acme_message_reaches_its_own_handler_over_its_broker(
     assert not any(b.unrouted for b in service.brokers)
 
 
-@pytest.mark.parametrize(
-    "message_id",
-    [
-        "com.acme.Reading",
-        "com.acme.Alarm",
-        "com.acme.ReadingBatch",
-        "com.acme.ops.MaintenanceScheduled",
-        "com.acme.ops.ShiftChanged",
-        "com.acme.ops.LineStatus",
-        "com.acme.ops.Heartbeat",
-        "com.acme.ops.Note",
-    ],
-)
-def test_generated_acme_events_validate_and_dispatch(
-    acme: ModuleType, message_id: str
-) -> None:
+@pytest.mark.parametrize("message_id", ["com.acme.Reading", "com.acme.Alarm", "com.acme.ReadingBatch",
+                                        "com.acme.ops.MaintenanceScheduled", "com.acme.ops.ShiftChanged",
+                                        "com.acme.ops.LineStatus", "com.acme.ops.Heartbeat",
+                                        "com.acme.ops.Note"])
+def test_generated_acme_events_validate_and_dispatch(acme: ModuleType, message_id: str) -> None:
     service = Service(acme)
     info = acme.MESSAGES[message_id]
     seen: list[Any] = []
 
-    @settings(
-        max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-    )
+    @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(example_events(acme, message_id))
     def check(event: Any) -> None:
         if info.model is not None:
-            assert (
-                info.model.model_validate_json(info.model.model_dump_json(event.data))
-                == event.data
-            )
+            assert info.model.model_validate_json(info.model.model_dump_json(event.data)) == event.data
         service.check(info, event)
         seen.append(event)
 
@@ -630,11 +567,7 @@ def test_strategy_overrides_may_be_strategies(acme: ModuleType) -> None:
     seen: set[int] = set()
 
     @settings(max_examples=30, deadline=None)
-    @given(
-        example_events(
-            acme, "com.acme.Alarm", severity=st.sampled_from([1, 2]), plant="p7"
-        )
-    )
+    @given(example_events(acme, "com.acme.Alarm", severity=st.sampled_from([1, 2]), plant="p7"))
     def check(event: Any) -> None:
         assert event.attributes["source"].startswith("/plants/p7/")
         seen.add(event.attributes["severity"])
@@ -650,17 +583,13 @@ samples = pytest.mark.skipif(not PRESENT, reason=ABSENT_REASON)
 
 @samples
 @pytest.mark.parametrize("sample", GOOD)
-def test_every_sample_message_reaches_its_handler_over_its_broker(
-    generated: Any, sample: str
-) -> None:
+def test_every_sample_message_reaches_its_handler_over_its_broker(generated: Any, sample: str) -> None:
     pkg = generated(SAMPLES / sample, package=package_name(sample))
     service = Service(pkg)
     for message_id, info in pkg.MESSAGES.items():
         try:
             event = example_event(pkg, message_id)
-        except (
-            ExampleError
-        ) as exc:  # pragma: no cover - the assertion message is the point
+        except ExampleError as exc:  # pragma: no cover - the assertion message is the point
             pytest.fail(f"{sample}: {exc}")
         assert service.check(info, event) >= 1
 
@@ -676,12 +605,8 @@ def test_sample_strategies_validate_and_dispatch(generated: Any, sample: str) ->
 
 
 def _strategy_check(service: Service, info: Any, events: Any) -> None:
-    @settings(
-        max_examples=5,
-        deadline=None,
-        database=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-    )
+    @settings(max_examples=5, deadline=None, database=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
     @given(events)
     def check(event: Any) -> None:
         service.check(info, event)

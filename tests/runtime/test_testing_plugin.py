@@ -19,7 +19,7 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "testing.md"
 #: other plugins of this environment, not needed by the user's tests (each costs start-up time)
 OTHERS = ("-p", "no:hypothesispytest", "-p", "no:typeguard", "-p", "no:benchmark")
 
-USER_TESTS = """
+USER_TESTS = '''
 from xrgen_runtime import KafkaMessage, MqttMessage, NatsMessage
 from xrgen_runtime.testing import Brokers, KafkaBroker
 
@@ -51,7 +51,7 @@ def test_every_binding_has_a_fixture(
         xrgen_amqp_broker, xrgen_http_broker, xrgen_pulsar_broker, xrgen_rocketmq_broker
     )]
     assert names == ["AmqpBroker", "HttpBroker", "PulsarBroker", "RocketMqBroker"]
-"""
+'''
 
 
 def test_the_distribution_registers_the_plugin() -> None:
@@ -85,14 +85,10 @@ def test_loading_the_plugin_imports_neither_pydantic_nor_the_brokers() -> None:
     assert run.returncode == 0, run.stderr
 
 
-def test_the_documented_example_passes(
-    pytester: pytest.Pytester, acme: ModuleType
-) -> None:
+def test_the_documented_example_passes(pytester: pytest.Pytester, acme: ModuleType) -> None:
     text = DOC.read_text()
     (example,) = re.findall(r"## A complete example.*?```python\n(.*?)```", text, re.S)
-    pytester.makeconftest(
-        f"import sys\nsys.path.insert(0, {str(Path(acme.__file__).parents[1])!r})\n"
-    )
+    pytester.makeconftest(f"import sys\nsys.path.insert(0, {str(Path(acme.__file__).parents[1])!r})\n")
     pytester.makepyfile(test_alarms=example)
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(passed=3)
