@@ -55,7 +55,10 @@ header, ``missing-attribute: <name>``, ``invalid-specversion``, ``invalid-attrib
 ``unsupported-format``, ``no data``, ``invalid payload`` or ``missing field: <path>``).
 
 Differences from the Python dispatcher: the payload is checked against the FIRST matching
-definition only; Kafka header names are matched exactly (``ce_`` lower case, ``content-type``);
+definition only; each uritemplate is read on its own (leftmost-shortest, as the dispatcher
+reads one template) and a placeholder used in several templates takes the value of the first
+of them (the dispatcher requires the values to agree, reading the least ambiguous template
+first); Kafka header names are matched exactly (``ce_`` lower case, ``content-type``);
 the first of repeated headers wins; ``from_json`` converts a JSON number or boolean found
 where a string is declared into its text; when an envelope is parsed with ``data`` as text
 (see :meth:`SparkDecoder._envelope_choice`), a ``data`` that is a JSON string is
