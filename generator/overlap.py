@@ -28,6 +28,8 @@ from .diagnostics import Diagnostics
 
 _VAR = re.compile(r"\{([^{}]*)\}")
 _NOW = "0000-01-01T00:00:00Z"
+#: attributes every CloudEvent carries: requiring them tells nothing apart
+_CORE_REQUIRED = frozenset({"specversion", "id", "source", "type"})
 #: binding fields that brokers may change in transit: the runtime never matches them
 #: (``_dispatch._TRANSIT_FIELDS``)
 _TRANSIT_FIELDS = {
@@ -82,7 +84,7 @@ def match_key(message: ir.Message) -> tuple[Any, ...]:
     for a in attributes:
         value = a.value
         if value is None:
-            if a.required:
+            if a.required and not (message.envelope and a.name in _CORE_REQUIRED):
                 required.append(a.name)
         elif _is_template(a.kind, value):
             continue

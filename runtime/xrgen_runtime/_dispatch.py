@@ -60,6 +60,7 @@ from pydantic_core import to_json
 from ._core import (
     _EXPANSION,
     CACHE_KEY_MAX,
+    REQUIRED_ATTRIBUTES,
     AmqpBinding,
     AmqpMessage,
     AttrDef,
@@ -458,16 +459,20 @@ class _Def:
             self.required or self.constants or self.content_type is not None
         )
         #: the most-specific-match order (smaller first): bound to a protocol, then more
-        #: matched constants and templates, then more of them constants (an exact value is
-        #: more specific than a pattern on the same field), then catalog order
+        #: matched constants, templates and required extension attributes, then more of them
+        #: constants (an exact value is more specific than a pattern on the same field), then
+        #: catalog order
         exact = (
             len(self.constants)
             + sum(o.pattern is None for o in self.options)
             + (self.content_type is not None)
             + _fixed_type(defn)
         )
-        patterns = len(self.templates) + sum(
-            o.pattern is not None for o in self.options
+        # a required extension attribute is a check too (the core ones every event has)
+        patterns = (
+            len(self.templates)
+            + sum(o.pattern is not None for o in self.options)
+            + sum(name not in REQUIRED_ATTRIBUTES for name in self.required)
         )
         self.rank = (
             0 if self.family is not None else 1,

@@ -901,8 +901,8 @@ class _Target:
             dict.fromkeys(n for _, _, names in self.templates for n in names)
         )
         #: the most-specific-match order, as the dispatcher's (smaller first): bound to the
-        #: wire's protocol, then more constants and templates to match, then more of them
-        #: constants, then catalog order
+        #: wire's protocol, then more constants, templates and required extension attributes
+        #: to match, then more of them constants, then catalog order
         exact = (
             len(self.constants)
             + len(self.options)
@@ -911,7 +911,7 @@ class _Target:
         )
         self.rank = (
             0 if self.bound else 1,
-            -(exact + len(self.templates)),
+            -(exact + len(self.templates) + len(self.required)),
             -exact,
             index,
         )

@@ -251,3 +251,15 @@ def test_generated_package_routes_variants_and_ambiguous_values(generated: Any) 
         ("com.example.Reading", {"plant": "p.1"}),
         ("com.example.Line", {"region": "eu.west", "site": "s.1", "line": "l-2.b"}),
     ]
+
+
+def test_a_required_extension_attribute_is_a_check(rt: ModuleType) -> None:
+    plain = defn(rt, "plain")
+    tagged = defn(rt, "tagged", rt.AttrDef("tenant", "string", True, None))
+    # a core attribute every event carries tells nothing apart: catalog order
+    sourced = defn(rt, "sourced", rt.AttrDef("source", "string", True, None))
+    kafka = codec(rt, "kafka")
+    with_tenant = kafka.encode(event(rt, tenant="t1"), topic="t")
+    assert route(rt, (plain, tagged), with_tenant) == "tagged"
+    assert route(rt, (plain, tagged), kafka.encode(event(rt), topic="t")) == "plain"
+    assert route(rt, (plain, sourced), with_tenant) == "plain"

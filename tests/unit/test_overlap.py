@@ -79,3 +79,19 @@ def test_an_xref_alias_is_its_target(tmp_path: Path) -> None:
         {"a": message("t", "/s"), "b": {"xref": "/messagegroups/g/messages/a"}},
     )
     assert found == []
+
+
+def test_required_attributes(tmp_path: Path) -> None:
+    def required(name: str) -> dict[str, Any]:
+        m = message("t")
+        m["envelopemetadata"][name] = {"type": "string", "required": True}
+        return m
+
+    found = flagged(
+        tmp_path,
+        {"a": message("t"), "b": required("tenant"), "c": required("source")},
+    )
+    # every CloudEvent has a source: requiring it tells c from nothing
+    assert [line.split("#", 1)[1].split(":", 1)[0] for line in found] == [
+        "/messagegroups/g/messages/c"
+    ]
