@@ -58,6 +58,7 @@ def analyze(sources: Sequence[str], strict: bool = False) -> Analysis:
 
 
 def _analyze(sources: Sequence[str], strict: bool) -> Analysis:
+    from . import overlap
     from .build import build
     from .load import load
     from .resolve import resolve
@@ -74,6 +75,8 @@ def _analyze(sources: Sequence[str], strict: bool) -> Analysis:
                     message.data, message.file, message.pointer, diags
                 )
     catalog = build(resolved, diags)
+    if catalog is not None and not diags.has_errors:  # errors: definitions are unfinished
+        overlap.check(catalog, diags)
     if strict:
         diags = diags.strict()
     return Analysis(resolved, catalog, diags)
