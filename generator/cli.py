@@ -26,6 +26,20 @@ class UsageError(Exception):
     pass
 
 
+def _positive(kind: type[float] | type[int]) -> Any:
+    def parse(text: str) -> float | int:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not value > 0 or value != value or value == float("inf"):
+            raise argparse.ArgumentTypeError(f"must be a positive finite number: {text!r}")
+        return value
+
+    parse.__name__ = kind.__name__
+    return parse
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="xrgen", description="Typed Python packages from xRegistry message catalogs."
@@ -47,6 +61,25 @@ def _parser() -> argparse.ArgumentParser:
         sp.add_argument(
             "--config",
             help="TOML file with [tool.xrgen] settings (default: ./pyproject.toml if present)",
+        )
+        sp.add_argument(
+            "--fetch-timeout",
+            type=_positive(float),
+            metavar="SECONDS",
+            help="total seconds for fetching one http(s) catalog, follow-up fetches included "
+            "(default: [tool.xrgen] fetch-timeout, else 30)",
+        )
+        sp.add_argument(
+            "--max-document-bytes",
+            type=_positive(int),
+            metavar="BYTES",
+            help="largest catalog document (file, index.json or URL answer) "
+            "(default: [tool.xrgen] max-document-bytes, else 64 MiB)",
+        )
+        sp.add_argument(
+            "--debug",
+            action="store_true",
+            help="print the traceback of an unexpected failure (XRG90x)",
         )
 
     g = sub.add_parser("generate", help="generate the Python package")
@@ -99,6 +132,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             package=getattr(args, "package", None),
             spark=getattr(args, "spark", None),
             pyproject=getattr(args, "pyproject", None),
+            fetch_timeout=args.fetch_timeout,
+            max_document_bytes=args.max_document_bytes,
         )
         catalogs = settings.catalogs
         if not catalogs:
@@ -106,8 +141,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         strict = settings.strict
         if args.command == "generate":
             return _generate(args, settings, catalogs, strict)
-        analysis = api.analyze(catalogs, strict)
+        analysis = api.analyze(catalogs, strict, _limits(settings))
         _print_diagnostics(analysis.diagnostics)
+        _print_traceback(args, analysis.error)
         code = _exit_code(analysis.diagnostics)
         if args.command == "inspect" and code != 2:
             doc = api.inspect_document(analysis)
@@ -124,6 +160,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (UsageError, config.ConfigError) as e:
         print(f"xrgen: error: {e}", file=sys.stderr)
         return 2
+    except Exception as exc:  # noqa: BLE001 - a failure outside api (e.g. printing, writing)
+        diags = api.internal_error(exc, args.command, getattr(args, "catalogs", []), Diagnostics())
+        _print_diagnostics(diags)
+        _print_traceback(args, exc)
+        return 1
+
+
+def _print_traceback(args: argparse.Namespace, exc: BaseException | None) -> None:
+    if exc is not None and getattr(args, "debug", False):
+        import traceback
+
+        traceback.print_exception(exc, file=sys.stderr)
+
+
+def _limits(settings: config.Settings) -> Any:
+    from .load import Limits
+
+    return Limits(
+        max_document_bytes=settings.max_document_bytes, fetch_timeout=settings.fetch_timeout
+    )
 
 
 def _generate(
@@ -145,8 +201,10 @@ def _generate(
         pyproject=settings.pyproject,
         formatter=Formatter(use_cache=not args.no_cache),
         progress=progress,
+        limits=_limits(settings),
     )
     _print_diagnostics(result.diagnostics)
+    _print_traceback(args, result.error)
     code = _exit_code(result.diagnostics)
     if code:
         return code
