@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import keyword
 import re
 import sys
 from collections.abc import Sequence
@@ -19,7 +20,53 @@ from .diagnostics import Diagnostics
 from .load import is_io_error
 from .write import UnsafePath, check, write
 
-_PACKAGE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_PACKAGE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+#: modules a generated package imports or sits beside: a package of the same name would
+#: shadow them (``--package pydantic``) or be shadowed
+DEPENDENCY_MODULES = frozenset(
+    {
+        "xrgen",
+        "xrgen_runtime",
+        "generator",
+        "pydantic",
+        "pydantic_core",
+        "typing_extensions",
+        "annotated_types",
+        "jinja2",
+        "markupsafe",
+        "yaml",
+        "jsonschema",
+        "datamodel_code_generator",
+        "black",
+        "confluent_kafka",
+        "paho",
+        "proton",
+        "nats",
+        "httpx",
+        "pulsar",
+        "rocketmq",
+        "pyspark",
+        "fastavro",
+        "google",
+        "setuptools",
+        "pip",
+        "pytest",
+    }
+)
+
+
+def package_problem(name: str) -> str | None:
+    """Why ``name`` cannot be the generated package's name, or ``None`` when it can."""
+    if not _PACKAGE.fullmatch(name):
+        return "is not a Python identifier (ASCII letters, digits and _, no whitespace)"
+    if keyword.iskeyword(name):
+        return "is a Python keyword"
+    if name in sys.stdlib_module_names or name in sys.builtin_module_names:
+        return "is a standard library module; the package would shadow it"
+    if name in DEPENDENCY_MODULES:
+        return "is a module the generated package or xrgen depends on"
+    return None
 
 
 class UsageError(Exception):
@@ -188,8 +235,9 @@ def _generate(
     out, package = settings.out, settings.package
     if not out or not package:
         raise UsageError("generate needs --out and --package (or [tool.xrgen] out/package)")
-    if not _PACKAGE.match(package):
-        raise UsageError(f"--package {package!r} is not a Python identifier")
+    problem = package_problem(package)
+    if problem is not None:
+        raise UsageError(f"--package {package!r} {problem}")
     from .format import Formatter
 
     progress = None if args.quiet else _progress()
