@@ -199,6 +199,11 @@ def _generate(
     if diags.has_errors or analysis.catalog is None:
         return Result({}, diags, error=analysis.error)
     catalog = analysis.catalog
+    from .payload_checks import check_payloads
+
+    check_payloads(catalog.payloads, diags)  # before any rendering: patterns, $ref cycles
+    if diags.has_errors:
+        return Result({}, diags)
     options = Options(
         package=package,
         catalog_names=tuple(catalog.sources),

@@ -320,3 +320,39 @@ def test_other_schemes_are_not_sources(source: str) -> None:
     diags = Diagnostics()
     load([source], diags)
     assert [(d.code, d.message) for d in diags] == [("XRG100", "only http(s) URLs are loaded")]
+
+
+# ------------------------------------------------------------------------------ resolve
+
+
+def test_long_basemessage_cycles_and_chains(tmp_path: Path) -> None:
+    """Resolution is iterative: a 3,000-message cycle is one XRG201 naming its ends, and a
+    3,000-message chain merges (the recursion limit is about 1,000)."""
+    from xrgen.resolve import resolve
+
+    def message(mid: str, base: str | None) -> dict[str, Any]:
+        m: dict[str, Any] = {
+            "messageid": mid,
+            "envelope": "CloudEvents/1.0",
+            "envelopemetadata": {"type": {"value": mid}},
+        }
+        if base:
+            m["basemessage"] = f"/messagegroups/g/messages/{base}"
+        return m
+
+    n = 3000
+    msgs = {f"c{i}": message(f"c{i}", f"c{(i + 1) % n}") for i in range(n)}
+    msgs["k0"] = message("k0", None)
+    msgs["k0"]["envelopemetadata"]["source"] = {"value": "/root"}
+    msgs.update({f"k{i}": message(f"k{i}", f"k{i - 1}") for i in range(1, n)})
+    (tmp_path / "c.json").write_text(json.dumps({"messagegroups": {"g": {"messages": msgs}}}))
+    diags = Diagnostics()
+    resolved = resolve(load([str(tmp_path / "c.json")], diags), diags)
+    errors = [d for d in diags if d.severity == "error"]
+    assert [(d.code, d.pointer) for d in errors] == [
+        ("XRG201", f"/messagegroups/g/messages/c{n - 1}/basemessage")
+    ]
+    assert f"... ({n + 1 - 10} more) ..." in errors[0].message
+    (group,) = resolved.groups
+    last = next(m for m in group.messages if m.id == f"k{n - 1}")
+    assert last.data["envelopemetadata"]["source"]["value"] == "/root"
