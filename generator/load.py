@@ -205,6 +205,10 @@ MAX_STRING_CHARS = 1_000_000
 #: decimal digits of an integer (CPython's own limit for int/str conversion)
 MAX_INT_DIGITS = sys.get_int_max_str_digits() or 4300
 
+#: what ``parse_text`` raises (``code``, ``message``, ``pointer``)
+SourceError = _SourceError
+
+
 @dataclass(frozen=True, slots=True)
 class Limits:
     """Resource limits of the load stage (docs/limits.md). Input past one is an error
