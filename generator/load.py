@@ -243,24 +243,43 @@ XRG_KEY_NOT_STRING = "XRG119"
 _DEFAULT_LIMITS = Limits()
 
 
-def _first_too_deep(data: Any, limit: int) -> str | None:
-    """The JSON Pointer of the first container nested deeper than ``limit``, else ``None``.
-    Iterative (a deep document must not exhaust the interpreter stack); pointers are only
-    built on the way to a failure."""
+def _scan(data: Any, limits: Limits, strings: bool) -> int | None:
+    """One iterative pass over a parsed document: the number of object keys, or ``None`` when
+    something is nested deeper than ``max_depth`` or (with ``strings``) a string value is
+    longer than ``max_string_chars`` (``_check_tree`` then finds where). Iterative: a deep
+    document must not exhaust the interpreter stack."""
+    limit, smax = limits.max_depth, limits.max_string_chars
     stack: list[tuple[Any, int]] = [(data, 1)]
     pop, push = stack.pop, stack.append
+    keys = 0
     while stack:
         node, depth = pop()
+        if type(node) is dict:
+            keys += len(node)
+            values: Any = node.values()
+        else:
+            values = node
+        for v in values:
+            t = type(v)
+            if t is dict or t is list:
+                if depth >= limit:
+                    return None
+                push((v, depth + 1))
+            elif strings and t is str and len(v) > smax:
+                return None
+    return keys
+
+
+def _first_too_deep(data: Any, limit: int) -> str | None:
+    """The JSON Pointer of the first container nested deeper than ``limit``, else ``None``."""
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        node, depth = stack.pop()
         if depth > limit:
             return _path_to(data, node)
-        if type(node) is dict:
-            for v in node.values():
-                if type(v) is dict or type(v) is list:
-                    push((v, depth + 1))
-        else:
-            for v in node:
-                if type(v) is dict or type(v) is list:
-                    push((v, depth + 1))
+        for v in node.values() if type(node) is dict else node:
+            if type(v) is dict or type(v) is list:
+                stack.append((v, depth + 1))
     return None
 
 
@@ -296,19 +315,13 @@ def _refuse_constant(name: str) -> Any:
     raise _SourceError(XRG_NOT_JSON, f"{name} is not a JSON number")
 
 
+#: a key in JSON text: a string, optional whitespace, a colon
+_JSON_KEY = re.compile(r'"\s*:')
+
+
 def _parse_json(text: str, limits: Limits) -> Any:
-    duplicates: list[tuple[dict[str, Any], str]] = []
-
-    def pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        d = dict(pairs)
-        if len(d) != len(pairs):
-            seen: set[str] = set()
-            dup = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
-            duplicates.append((d, dup))
-        return d
-
     try:
-        data = json.loads(text, object_pairs_hook=pairs_hook, parse_constant=_refuse_constant)
+        data = json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as e:
         raise _SourceError(
             "XRG101", f"invalid JSON at line {e.lineno}:{e.colno}: {e.msg}"
@@ -321,34 +334,63 @@ def _parse_json(text: str, limits: Limits) -> Any:
         raise _SourceError(
             XRG_NOT_JSON, f"an integer has more than {MAX_INT_DIGITS} digits"
         ) from None
-    _check_tree(data, limits)
-    if duplicates:
-        d, key = duplicates[0]
-        where = _path_to(data, d)
-        raise _SourceError(
-            XRG_DUPLICATE_KEY,
-            f"duplicate key {key!r}: an object may hold each key once",
-            where + pointer(key),
-        )
+    _check_tree(data, limits, text)
     return data
 
 
-def _check_tree(data: Any, limits: Limits) -> None:
+def _check_tree(data: Any, limits: Limits, text: str) -> None:
+    """Depth, string length and duplicate keys of a parsed JSON document.
+
+    Duplicate keys: every key in the text is a string followed by a colon, so when the text
+    has as many ``":`` as the parsed objects have keys, no key was repeated (the fast path,
+    a C-speed count); otherwise (a repeat, or ``":`` inside a string) the text is parsed
+    again, seeing every object's key list."""
     if type(data) is not dict and type(data) is not list:
         if type(data) is str and len(data) > limits.max_string_chars:
             raise _SourceError(
                 XRG_TOO_LARGE, f"a string longer than {limits.max_string_chars} characters"
             )
         return
-    deep = _first_too_deep(data, limits.max_depth)
-    if deep is not None:
+    # no string can be longer than the text it is in
+    keys = _scan(data, limits, strings=len(text) > limits.max_string_chars)
+    if keys is None:
+        deep = _first_too_deep(data, limits.max_depth)
+        if deep is not None:
+            raise _SourceError(
+                XRG_TOO_DEEP,
+                f"arrays and objects nested deeper than {limits.max_depth} levels",
+                deep,
+            )
+        long = _long_string(data, limits.max_string_chars)
         raise _SourceError(
-            XRG_TOO_DEEP, f"arrays and objects nested deeper than {limits.max_depth} levels", deep
+            XRG_TOO_LARGE, f"a string longer than {limits.max_string_chars} characters", long or ""
         )
-    long = _long_string(data, limits.max_string_chars)
-    if long is not None:
+    if keys != text.count('":') and keys != _JSON_KEY.subn("", text)[1]:
+        _find_duplicate_key(text)
+
+
+def _find_duplicate_key(text: str) -> None:
+    """Parse ``text`` again with every object's key list; raise XRG109 at the first repeat."""
+    duplicates: list[tuple[dict[str, Any], str]] = []
+
+    def pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        d = dict(pairs)
+        if len(d) != len(pairs):
+            seen: set[str] = set()
+            for k, _ in pairs:
+                if k in seen:
+                    duplicates.append((d, k))
+                    break
+                seen.add(k)
+        return d
+
+    data = json.loads(text, object_pairs_hook=pairs_hook)
+    if duplicates:
+        d, key = duplicates[0]
         raise _SourceError(
-            XRG_TOO_LARGE, f"a string longer than {limits.max_string_chars} characters", long
+            XRG_DUPLICATE_KEY,
+            f"duplicate key {key!r}: an object may hold each key once",
+            _path_to(data, d) + pointer(key),
         )
 
 

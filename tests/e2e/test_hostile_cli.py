@@ -208,3 +208,27 @@ def test_concurrent_generate_runs_into_one_out(tmp_path: Path) -> None:
         }
         assert len(heads) == 1, (trial, heads)
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [".acme.xrgen-lock", "acme"]
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--fetch-timeout", "0"], "must be a positive finite number"),
+        (["--fetch-timeout", "nan"], "must be a positive finite number"),
+        (["--fetch-timeout", "x"], "not a number"),
+        (["--max-document-bytes", "-1"], "must be a positive finite number"),
+        (["--max-document-bytes", "1.5"], "not a number"),
+    ],
+)
+def test_limit_flags_are_checked(flags: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["validate", str(ACME), *flags])
+    assert exc.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_limit_flags_and_settings_reach_the_loader(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.xrgen]\nmax-document-bytes = 100\n")
+    config = ["--config", str(tmp_path / "pyproject.toml")]
+    assert main(["validate", str(ACME), *config]) == 1
+    assert "error XRG104: the document is larger than 100 bytes" in capsys.readouterr().err
+    assert main(["validate", str(ACME), *config, "--max-document-bytes", "100000000"]) == 0
