@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
+import stat
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -168,7 +169,7 @@ def generate(
 
             formatter = Formatter()
         key = (
-            _run_key(sources, package, strict, spark, pyproject, repr(limits))
+            _run_key(sources, package, limits, strict, spark, pyproject, repr(limits))
             if formatter.use_cache
             else None
         )
@@ -446,13 +447,17 @@ def _fingerprint_tree(h: Any, root: Path) -> None:
             h.update(f"{p.relative_to(root)}:{st.st_size}:{st.st_mtime_ns}\n".encode())
 
 
-def _run_key(sources: Sequence[str], package: str, *flags: object) -> str | None:
+def _run_key(
+    sources: Sequence[str], package: str, limits: Limits | None, *flags: object
+) -> str | None:
     """Hash of everything a run depends on; ``None`` (no caching) for URL sources."""
     import importlib.metadata
 
+    from .load import MAX_DOCUMENT_BYTES
     from .render import TEMPLATES, runtime_modules
     from .targets.pyproject import runtime_requirements
 
+    max_bytes = limits.max_document_bytes if limits is not None else MAX_DOCUMENT_BYTES
     h = hashlib.sha256()
     # the runtime's floors and extras (the generated pyproject.toml states them) and its
     # modules (bindings/ and adapters/ re-export them)
@@ -474,6 +479,9 @@ def _run_key(sources: Sequence[str], package: str, *flags: object) -> str | None
                 else [path]
             )
             for p in files:
+                st = p.stat()
+                if not stat.S_ISREG(st.st_mode) or st.st_size > max_bytes:
+                    return None  # a device, a pipe or a document past the size cap: load reports it
                 h.update(str(p).encode() + b"\0" + p.read_bytes())
         except OSError:
             return None  # the pipeline reports the I/O error

@@ -232,3 +232,10 @@ def test_limit_flags_and_settings_reach_the_loader(tmp_path: Path, capsys: pytes
     assert main(["validate", str(ACME), *config]) == 1
     assert "error XRG104: the document is larger than 100 bytes" in capsys.readouterr().err
     assert main(["validate", str(ACME), *config, "--max-document-bytes", "100000000"]) == 0
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_generate_from_an_endless_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The run cache hashes its inputs before loading them: it must not read past the cap."""
+    assert main(["generate", "/dev/zero", "--out", str(tmp_path / "o"), "--package", "z", "--quiet"]) == 1
+    assert "error XRG104: the document is larger than" in capsys.readouterr().err

@@ -356,3 +356,10 @@ def test_long_basemessage_cycles_and_chains(tmp_path: Path) -> None:
     (group,) = resolved.groups
     last = next(m for m in group.messages if m.id == f"k{n - 1}")
     assert last.data["envelopemetadata"]["source"]["value"] == "/root"
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_endless_file_stops_at_the_size_cap() -> None:
+    diags = Diagnostics()
+    load(["/dev/zero"], diags, limits=Limits(max_document_bytes=1000))
+    assert [(d.code, d.file) for d in diags] == [("XRG104", "/dev/zero")]
