@@ -25,7 +25,7 @@ if (
     TYPE_CHECKING
 ):  # the heavy stages (black, datamodel-code-generator) load only when needed
     from .format import Formatter
-    from .load import Limits
+    from .limits import Limits
     from .resolve import Resolved
 
 #: called with (stage, done, total) while files are formatted, for progress displays
@@ -453,7 +453,7 @@ def _run_key(
     """Hash of everything a run depends on; ``None`` (no caching) for URL sources."""
     import importlib.metadata
 
-    from .load import MAX_DOCUMENT_BYTES
+    from .limits import MAX_DOCUMENT_BYTES
     from .render import TEMPLATES, runtime_modules
     from .targets.pyproject import runtime_requirements
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from . import __version__, api, config
 from .diagnostics import Diagnostics
+from .limits import Limits
 from .load import is_io_error
 from .write import UnsafePath, check, write
 
@@ -221,9 +222,7 @@ def _print_traceback(args: argparse.Namespace, exc: BaseException | None) -> Non
         traceback.print_exception(exc, file=sys.stderr)
 
 
-def _limits(settings: config.Settings) -> Any:
-    from .load import Limits
-
+def _limits(settings: config.Settings) -> Limits:
     return Limits(
         max_document_bytes=settings.max_document_bytes, fetch_timeout=settings.fetch_timeout
     )

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from .load import FETCH_TIMEOUT, MAX_DOCUMENT_BYTES
+from .limits import FETCH_TIMEOUT, MAX_DOCUMENT_BYTES
 
 #: the file read when ``--config`` is not given (absent: defaults only)
 DEFAULT_FILE = "pyproject.toml"

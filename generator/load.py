@@ -31,7 +31,6 @@ import math
 import os
 import re
 import socket
-import sys
 import threading
 import time
 import urllib.error
@@ -39,7 +38,6 @@ import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -47,6 +45,10 @@ from typing import Any
 import yaml
 
 from .diagnostics import Diagnostics, pointer
+from .limits import (
+    MAX_INT_DIGITS,
+    Limits,
+)
 from .registry import (
     Entity,
     MessageGroupEntry,
@@ -192,38 +194,8 @@ class _SourceError(Exception):
         self.pointer = ptr
 
 
-#: bytes of one document (default of ``--max-document-bytes``)
-MAX_DOCUMENT_BYTES = 64 * 2**20
-#: seconds for all fetches of one URL source (default of ``--fetch-timeout``)
-FETCH_TIMEOUT = 30.0
-#: nesting of arrays and objects in a document (later stages walk schemas recursively)
-MAX_DEPTH = 100
-#: nodes YAML aliases may add to a document (an alias bomb adds billions)
-MAX_ALIAS_NODES = 1_000_000
-#: characters of one string value or key (descriptions end up in docstrings)
-MAX_STRING_CHARS = 1_000_000
-#: decimal digits of an integer (CPython's own limit for int/str conversion)
-MAX_INT_DIGITS = sys.get_int_max_str_digits() or 4300
-
 #: what ``parse_text`` raises (``code``, ``message``, ``pointer``)
 SourceError = _SourceError
-
-
-@dataclass(frozen=True, slots=True)
-class Limits:
-    """Resource limits of the load stage (docs/limits.md). Input past one is an error
-    diagnostic, never a traceback or an unbounded wait."""
-
-    #: bytes of one document (a file, one ``index.json`` of a folder, one URL answer)
-    max_document_bytes: int = MAX_DOCUMENT_BYTES
-    #: seconds for all fetches of one URL source together (follow-up fetches included)
-    fetch_timeout: float = FETCH_TIMEOUT
-    #: nesting of arrays and objects in a document
-    max_depth: int = MAX_DEPTH
-    #: nodes YAML aliases may add by repeating anchored content
-    max_alias_nodes: int = MAX_ALIAS_NODES
-    #: characters of one string value or key
-    max_string_chars: int = MAX_STRING_CHARS
 
 
 #: a document too large (bytes) or a string value too long
@@ -244,29 +216,32 @@ _DEFAULT_LIMITS = Limits()
 
 
 def _scan(data: Any, limits: Limits, strings: bool) -> int | None:
-    """One iterative pass over a parsed document: the number of object keys, or ``None`` when
-    something is nested deeper than ``max_depth`` or (with ``strings``) a string value is
-    longer than ``max_string_chars`` (``_check_tree`` then finds where). Iterative: a deep
-    document must not exhaust the interpreter stack."""
-    limit, smax = limits.max_depth, limits.max_string_chars
-    stack: list[tuple[Any, int]] = [(data, 1)]
-    pop, push = stack.pop, stack.append
+    """One pass over a parsed document, level by level: the number of object keys, or
+    ``None`` when something is nested deeper than ``max_depth`` or (with ``strings``) a string
+    value is longer than ``max_string_chars`` (``_check_tree`` then finds where). Iterative:
+    a deep document must not exhaust the interpreter stack."""
+    smax = limits.max_string_chars
+    level: list[Any] = [data]
+    depth = 1
     keys = 0
-    while stack:
-        node, depth = pop()
-        if type(node) is dict:
-            keys += len(node)
-            values: Any = node.values()
-        else:
-            values = node
-        for v in values:
-            t = type(v)
-            if t is dict or t is list:
-                if depth >= limit:
-                    return None
-                push((v, depth + 1))
-            elif strings and t is str and len(v) > smax:
-                return None
+    while level:
+        if depth > limits.max_depth:
+            return None
+        below: list[Any] = []
+        extend = below.extend
+        for node in level:
+            if type(node) is dict:
+                keys += len(node)
+                values: Any = node.values()
+            else:
+                values = node
+            extend([v for v in values if type(v) is dict or type(v) is list])
+            if strings:
+                for v in values:
+                    if type(v) is str and len(v) > smax:
+                        return None
+        level = below
+        depth += 1
     return keys
 
 

@@ -14,7 +14,8 @@ import pytest
 from netutil import http_server
 
 from xrgen.diagnostics import Diagnostics
-from xrgen.load import MAX_DEPTH, Limits, load
+from xrgen.limits import MAX_DEPTH, Limits
+from xrgen.load import load
 
 
 def load_text(tmp_path: Path, name: str, text: str, **limits: Any) -> tuple[Any, list[str]]:

@@ -13,9 +13,9 @@ import pytest
 from netutil import http_server
 
 from xrgen.diagnostics import Diagnostics
+from xrgen.limits import Limits
 from xrgen.load import (
     IO_ERROR_CODES,
-    Limits,
     display_name,
     is_cloudevents,
     is_io_error,
