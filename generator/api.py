@@ -92,10 +92,37 @@ def internal_error(
 
 
 def _where(exc: BaseException) -> tuple[str, str] | None:
-    """``(file, pointer)`` an exception was raised for, when a stage recorded it."""
-    loc = getattr(exc, "xrgen_location", None)
-    if isinstance(loc, tuple) and len(loc) == 2:
-        return str(loc[0]), str(loc[1])
+    """``(file, pointer)`` of the catalog entity a stage was working on when ``exc`` was
+    raised: the innermost generator frame that holds a location (``file`` and ``ptr``
+    arguments, an ``Entity``, a ``location`` like ``file#/pointer``)."""
+    tb = exc.__traceback__
+    frames = []
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    package = __name__.rpartition(".")[0]
+    for frame in reversed(frames):
+        if not str(frame.f_globals.get("__name__", "")).startswith(package + "."):
+            continue
+        found = _frame_location(frame.f_locals)
+        if found is not None:
+            return found
+    return None
+
+
+def _frame_location(local: dict[str, Any]) -> tuple[str, str] | None:
+    file, ptr = local.get("file"), local.get("ptr", local.get("pointer"))
+    if isinstance(file, str) and isinstance(ptr, str):
+        return file, ptr
+    for name in ("ent", "entity", "cur", "rm", "message", "m", "p", "payload"):
+        obj = local.get(name)
+        loc = getattr(obj, "location", None)
+        if isinstance(loc, str) and "#" in loc:
+            f, _, q = loc.partition("#")
+            return f, q
+        ofile, optr = getattr(obj, "file", None), getattr(obj, "pointer", None)
+        if isinstance(ofile, str) and isinstance(optr, str):
+            return ofile, optr
     return None
 
 

@@ -239,3 +239,16 @@ def test_generate_from_an_endless_file(tmp_path: Path, capsys: pytest.CaptureFix
     """The run cache hashes its inputs before loading them: it must not read past the cap."""
     assert main(["generate", "/dev/zero", "--out", str(tmp_path / "o"), "--package", "z", "--quiet"]) == 1
     assert "error XRG104: the document is larger than" in capsys.readouterr().err
+
+
+def test_unexpected_failure_names_the_entity_being_processed(monkeypatch: pytest.MonkeyPatch) -> None:
+    import xrgen.resolve
+
+    def boom(base: object, child: object) -> object:
+        raise ValueError("merge failed")
+
+    monkeypatch.setattr(xrgen.resolve, "deep_merge", boom)
+    result = api.analyze([str(ACME)])
+    (error,) = [d for d in result.diagnostics if d.severity == "error"]
+    assert error.code == "XRG900" and error.pointer.startswith("/messagegroups/")
+    assert "resolve failed unexpectedly (ValueError: merge failed)" in error.message
