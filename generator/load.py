@@ -296,7 +296,8 @@ _JSON_KEY = re.compile(r'"\s*:')
 
 def _parse_json(text: str, limits: Limits) -> Any:
     try:
-        data = json.loads(text, parse_constant=_refuse_constant)
+        # 1e400 would parse as inf: catalogs hold few floats, so checking each costs little
+        data = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
     except json.JSONDecodeError as e:
         raise _SourceError(
             "XRG101", f"invalid JSON at line {e.lineno}:{e.colno}: {e.msg}"
@@ -311,6 +312,13 @@ def _parse_json(text: str, limits: Limits) -> Any:
         ) from None
     _check_tree(data, limits, text)
     return data
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _SourceError(XRG_NOT_JSON, f"{text} is too large for a floating-point number")
+    return value
 
 
 def _check_tree(data: Any, limits: Limits, text: str) -> None:
@@ -591,7 +599,8 @@ def _parse_yaml(text: str, limits: Limits, diags: Diagnostics | None, file: str)
         if node is None:
             return None
         builder = _YamlBuilder(loader, limits)
-        builder.check_aliases(node)
+        if "&" in text:  # without an anchor there is no alias, no bomb, no recursion
+            builder.check_aliases(node)
         try:
             data = builder.build(node, (), 1)
         except yaml.YAMLError as e:  # a constructor's complaint, e.g. a merge key on a list

@@ -129,9 +129,16 @@ class _Resolver:
         Iterative: the chain is followed to its end (a message without a base, one already
         merged, a dangling reference or the message that closes a cycle), then merged back up,
         so a chain of any length uses no interpreter stack."""
+        key, cur = (gid, mid), ent
+        done = self._merged.get(key)
+        if done is not None:
+            return done
+        base_ref = ent.data.get("basemessage")
+        if not isinstance(base_ref, str) or not base_ref:  # the usual case: no chain at all
+            self._merged[key] = ent.data
+            return ent.data
         chain: list[tuple[tuple[str, str], Entity]] = []
         on_chain: dict[tuple[str, str], int] = {}
-        key, cur = (gid, mid), ent
         result: dict[str, Any] | None = None
         while True:
             done = self._merged.get(key)
@@ -148,6 +155,10 @@ class _Resolver:
                 break
             key, cur = base_key, base_ent
         for key, cur in reversed(chain):
+            base_ref = cur.data.get("basemessage")
+            if result is None and (not isinstance(base_ref, str) or not base_ref):
+                result = self._merged[key] = cur.data  # the end of the chain, as written
+                continue
             if result is None:
                 merged = cur.data
             else:

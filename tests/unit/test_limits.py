@@ -364,3 +364,10 @@ def test_endless_file_stops_at_the_size_cap() -> None:
     diags = Diagnostics()
     load(["/dev/zero"], diags, limits=Limits(max_document_bytes=1000))
     assert [(d.code, d.file) for d in diags] == [("XRG104", "/dev/zero")]
+
+
+def test_json_number_that_overflows_to_infinity(tmp_path: Path) -> None:
+    _, lines = load_text(tmp_path, "big.json", group_doc('"g": {"x": [1e308, -1e400]}'))
+    assert lines == ["big.json#: error XRG108: -1e400 is too large for a floating-point number"]
+    _, lines = load_text(tmp_path, "big.yaml", "x: 1.0e+400\n")
+    assert lines == ["big.yaml#/x: error XRG108: 1.0e+400 is not a JSON number (line 1:4)"]
