@@ -150,7 +150,8 @@ def _locked(out: Path, package: str) -> Iterator[None]:
     except ImportError:  # not POSIX: runs are not serialized
         yield
         return
-    fd = os.open(_lock_path(out, package), os.O_RDWR | os.O_CREAT, 0o666 & ~_umask())
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)  # never through a symlink
+    fd = os.open(_lock_path(out, package), flags, 0o666 & ~_umask())
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
