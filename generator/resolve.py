@@ -131,23 +131,66 @@ class _Resolver:
         return (path[1], path[3]), ent
 
     # -- basemessage -------------------------------------------------------------------
-    def merged(
-        self, gid: str, mid: str, ent: Entity, chain: tuple[str, ...] = ()
-    ) -> dict[str, Any]:
-        key = (gid, mid)
-        if key in self._merged:
-            cached = self._merged[key]
-            return cached if cached is not None else ent.data
-        here = f"/messagegroups/{gid}/messages/{mid}"
-        if here in chain:
-            return ent.data  # the cycle is reported by the caller that closes it
+    def merged(self, gid: str, mid: str, ent: Entity) -> dict[str, Any]:
+        """The message's data with its basemessage chain merged in (memoized).
+
+        Iterative: the chain is followed to its end (a message without a base, one already
+        merged, a dangling reference or the message that closes a cycle), then merged back up,
+        so a chain of any length uses no interpreter stack."""
+        key, cur = (gid, mid), ent
+        done = self._merged.get(key)
+        if done is not None:
+            return done
         base_ref = ent.data.get("basemessage")
-        if not isinstance(base_ref, str) or not base_ref:
+        if not isinstance(base_ref, str) or not base_ref:  # the usual case: no chain at all
             self._merged[key] = ent.data
             return ent.data
-        self._merged[key] = None  # in progress
+        chain: list[tuple[tuple[str, str], Entity]] = []
+        on_chain: dict[tuple[str, str], int] = {}
+        result: dict[str, Any] | None = None
+        while True:
+            done = self._merged.get(key)
+            if done is not None:
+                result = done
+                break
+            on_chain[key] = len(chain)
+            chain.append((key, cur))
+            base_key, base_ent = self._base_of(cur)
+            if base_key is None or base_ent is None:
+                break
+            if base_key in on_chain:
+                self._cycle(chain[on_chain[base_key] :], base_key)
+                break
+            key, cur = base_key, base_ent
+        for key, cur in reversed(chain):
+            base_ref = cur.data.get("basemessage")
+            if result is None and (not isinstance(base_ref, str) or not base_ref):
+                result = self._merged[key] = cur.data  # the end of the chain, as written
+                continue
+            if result is None:
+                merged = cur.data
+            else:
+                dropped = {"messageid", "basemessage", "xref", "meta"}
+                if _rebinds(result, cur.data):
+                    # options of another binding mean nothing to this one
+                    dropped.add("protocoloptions")
+                merged = deep_merge(
+                    {k: v for k, v in result.items() if k not in dropped}, cur.data
+                )
+            result = {k: v for k, v in merged.items() if k != "basemessage"}
+            self._merged[key] = result
+            if key == (gid, mid):
+                break
+        assert result is not None
+        return result
+
+    def _base_of(self, ent: Entity) -> tuple[tuple[str, str] | None, Entity | None]:
+        """The message ``ent`` names as its basemessage; a reference that does not resolve
+        is a warning (the message stands on its own) and ``(None, None)``."""
+        base_ref = ent.data.get("basemessage")
+        if not isinstance(base_ref, str) or not base_ref:
+            return None, None
         base_key, base_ent = self.message_entity(base_ref)
-        result = ent.data
         if base_key is None:
             code = "XRG203" if _ABSOLUTE.match(base_ref) else "XRG202"
             what = (
@@ -169,26 +212,23 @@ class _Resolver:
                 f"basemessage {base_ref!r} does not exist{self.did_you_mean(base_ref)};"
                 " the message stands on its own",
             )
+        return base_key, base_ent
+
+    def _cycle(self, members: list[tuple[tuple[str, str], Entity]], back: tuple[str, str]) -> None:
+        """XRG201 at the message that closes a cycle (it stands without its base)."""
+        names = [f"/messagegroups/{g}/messages/{m}" for (g, m), _ in members]
+        names.append(f"/messagegroups/{back[0]}/messages/{back[1]}")
+        if len(names) > 12:  # a long cycle: its ends and its length
+            shown = [*names[:6], f"... ({len(names) - 10} more) ...", *names[-4:]]
         else:
-            full_chain = (*chain, here)
-            base_here = f"/messagegroups/{base_key[0]}/messages/{base_key[1]}"
-            if base_here in full_chain:
-                cycle = " -> ".join((*full_chain[full_chain.index(base_here) :], base_here))
-                self.d.error(
-                    "XRG201", ent.file, ent.pointer + "/basemessage", f"basemessage cycle: {cycle}"
-                )
-            else:
-                base = self.merged(base_key[0], base_key[1], base_ent, full_chain)
-                dropped = {"messageid", "basemessage", "xref", "meta"}
-                if _rebinds(base, ent.data):
-                    # options of another binding mean nothing to this one
-                    dropped.add("protocoloptions")
-                result = deep_merge(
-                    {k: v for k, v in base.items() if k not in dropped}, ent.data
-                )
-        result = {k: v for k, v in result.items() if k != "basemessage"}
-        self._merged[key] = result
-        return result
+            shown = names
+        closing = members[-1][1]
+        self.d.error(
+            "XRG201",
+            closing.file,
+            closing.pointer + "/basemessage",
+            f"basemessage cycle: {' -> '.join(shown)}",
+        )
 
     def did_you_mean(self, ref: str) -> str:
         """``" (did you mean '#/messagegroups/g/messages/m'?)"`` for the closest existing

@@ -26,7 +26,9 @@ from . import catalog_model as cm
 from . import protocols
 from .diagnostics import Diagnostics, pointer
 from .load import (
+    SourceError,
     is_cloudevents,
+    parse_text,
     paused_gc,
     schema_format_family,
     schema_format_version,
@@ -599,14 +601,17 @@ def _check_schema_document(doc: Any, fmt: Any, file: str, ptr: str, diags: Diagn
         return
     if isinstance(doc, str) and family != "protobuf" and _looks_like_json_text(doc, family):
         try:
-            doc = json.loads(doc)
-        except json.JSONDecodeError as e:
-            diags.error(
-                "XRG154",
-                file,
-                ptr,
-                f"{_FAMILY_NAMES[family]} text is not JSON: line {e.lineno}:{e.colno}: {e.msg}",
-            )
+            doc = parse_text(doc, yaml_syntax=False)  # within the load limits (depth, NaN, ...)
+        except SourceError as e:
+            if e.code == "XRG101":
+                diags.error(
+                    "XRG154",
+                    file,
+                    ptr,
+                    f"{_FAMILY_NAMES[family]} text is not JSON: {e.message.removeprefix('invalid JSON at ')}",
+                )
+            else:
+                diags.error(e.code, file, ptr, f"{_FAMILY_NAMES[family]} text: {e.message}")
             return
     if family == "json":
         check_json_schema(doc, schema_format_version(fmt), file, ptr, diags)

@@ -68,7 +68,7 @@ def test_legacy_definition_groups_are_read(tmp_path: Path) -> None:
 def test_a_document_without_collections_is_an_error(tmp_path: Path) -> None:
     _, diags = _analyze(tmp_path, {"groups": {"g": {}}})
     assert diags == [
-        " error XRG104: the document holds no xRegistry collection (messagegroups,"
+        " error XRG114: the document holds no xRegistry collection (messagegroups,"
         " schemagroups, endpoints); it has 'groups'"
     ]
 
