@@ -24,6 +24,7 @@ if (
     TYPE_CHECKING
 ):  # the heavy stages (black, datamodel-code-generator) load only when needed
     from .format import Formatter
+    from .registry import Registry
     from .resolve import Resolved
 
 #: called with (stage, done, total) while files are formatted, for progress displays
@@ -35,6 +36,8 @@ class Analysis:
     resolved: Resolved | None
     catalog: ir.Catalog | None
     diagnostics: Diagnostics
+    #: the stacked catalog as loaded (schema resources with their versions, for ``xrgen diff``)
+    registry: Registry | None = None
 
 
 @dataclass(slots=True)
@@ -76,7 +79,7 @@ def _analyze(sources: Sequence[str], strict: bool) -> Analysis:
     catalog = build(resolved, diags)
     if strict:
         diags = diags.strict()
-    return Analysis(resolved, catalog, diags)
+    return Analysis(resolved, catalog, diags, registry)
 
 
 def generate(
