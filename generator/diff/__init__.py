@@ -161,7 +161,12 @@ def compare(a: Analysis, b: Analysis) -> Changes:
             m = olds[key][0]
             file, pointer = split_location(m.location)
             out.add(
-                "XRG500", new_file, pointer, m.id, f"message {m.id!r} removed: NEW consumers no longer accept it", BACKWARD
+                "XRG500",
+                new_file,
+                pointer,
+                m.id,
+                f"message {m.id!r} removed: NEW consumers no longer accept it",
+                BACKWARD,
             )
     moved_new = {p[1] for p in pairs}
     for key in news:
@@ -174,7 +179,14 @@ def compare(a: Analysis, b: Analysis) -> Changes:
         (om, orm), (nm, nrm) = olds[ok], news[nk]
         file, base = split_location(nm.location)
 
-        def put(f: Finding, at: str | None = None, *, mid: str = nm.id, file: str = file, base: str = base) -> None:
+        def put(
+            f: Finding,
+            at: str | None = None,
+            *,
+            mid: str = nm.id,
+            file: str = file,
+            base: str = base,
+        ) -> None:
             if at is None:
                 out.add(f.code, file, base + f.path, mid, f"{mid}: {f.text}", f.breaks)
             else:
@@ -185,9 +197,7 @@ def compare(a: Analysis, b: Analysis) -> Changes:
             put(f)
         for f in compare_protocol(om, nm):
             put(f)
-        for at, f in payloads.compare(
-            orm.schema if orm else None, nrm.schema if nrm else None
-        ):
+        for at, f in payloads.compare(orm.schema if orm else None, nrm.schema if nrm else None):
             put(f, at)
     if a.catalog is not None and b.catalog is not None:
         out.extend(compare_api(a.catalog, b.catalog, pairs, new_file))

@@ -93,7 +93,13 @@ class _Run:
                 s = s["type"]
             elif isinstance(s, dict) and s.get("type") in PRIMITIVES and len(s) == 1:
                 s = s["type"]
-            elif isinstance(s, dict) and isinstance(s.get("type"), str) and s["type"] not in PRIMITIVES and s["type"] not in ("record", "error", "enum", "fixed", "array", "map") and s["type"] in names:
+            elif (
+                isinstance(s, dict)
+                and isinstance(s.get("type"), str)
+                and s["type"] not in PRIMITIVES
+                and s["type"] not in ("record", "error", "enum", "fixed", "array", "map")
+                and s["type"] in names
+            ):
                 s = names[s["type"]]
             else:
                 return s
@@ -175,16 +181,28 @@ class _Run:
             old, new = self.old_new(r, w)
             self.note("XRG567", path, f"type changed from {old} to {new}", False)
             return
-        if kr in ("record", "error", "enum", "fixed") and _short(r.get("name")) != _short(w.get("name")):
+        if kr in ("record", "error", "enum", "fixed") and _short(r.get("name")) != _short(
+            w.get("name")
+        ):
             old, new = (w, r) if self.reader_new else (r, w)
-            self.note("XRG571", path + "/name", f"{kr} renamed from {_short(old.get('name'))} to {_short(new.get('name'))}", False)
+            self.note(
+                "XRG571",
+                path + "/name",
+                f"{kr} renamed from {_short(old.get('name'))} to {_short(new.get('name'))}",
+                False,
+            )
         if kr in ("record", "error"):
             self.record(r, w, path)
         elif kr == "enum":
             self.enum(r, w, path)
         elif kr == "fixed" and r.get("size") != w.get("size"):
             old, new = (w, r) if self.reader_new else (r, w)
-            self.note("XRG572", path + "/size", f"fixed {_short(r.get('name'))} size changed from {old.get('size')} to {new.get('size')}", True)
+            self.note(
+                "XRG572",
+                path + "/size",
+                f"fixed {_short(r.get('name'))} size changed from {old.get('size')} to {new.get('size')}",
+                True,
+            )
         elif kr == "array":
             self.check(r.get("items"), w.get("items"), path + "/items")
         elif kr == "map":
@@ -198,13 +216,19 @@ class _Run:
             hit = hit or next((x for x in rb if self.matches(x, b)), None)
             if hit is None:
                 what = "removed" if self.reader_new else "added"
-                self.note("XRG570", path, f"union branch {self.describe(b, self.wnames)} {what}", True)
+                self.note(
+                    "XRG570", path, f"union branch {self.describe(b, self.wnames)} {what}", True
+                )
             else:
                 self.check(hit, b, path)
         for b in rb:
-            if not any(_kind(x) == _kind(b) and self.matches(b, self.resolve(x, self.wnames)) for x in w):
+            if not any(
+                _kind(x) == _kind(b) and self.matches(b, self.resolve(x, self.wnames)) for x in w
+            ):
                 what = "added" if self.reader_new else "removed"
-                self.note("XRG570", path, f"union branch {self.describe(b, self.rnames)} {what}", False)
+                self.note(
+                    "XRG570", path, f"union branch {self.describe(b, self.rnames)} {what}", False
+                )
 
     def _field_path(self, path: str, new_fields: list[Any], name: str) -> str:
         for i, f in enumerate(new_fields):
@@ -226,18 +250,40 @@ class _Run:
                     if alias in by_name:
                         match = by_name[alias]
                         old, new = (alias, name) if self.reader_new else (name, alias)
-                        self.note("XRG573", self._field_path(path, new_fields, str(new)), f"field {old!r} renamed to {new!r} (alias)", False)
+                        self.note(
+                            "XRG573",
+                            self._field_path(path, new_fields, str(new)),
+                            f"field {old!r} renamed to {new!r} (alias)",
+                            False,
+                        )
                         break
             if match is not None:
                 used.add(match.get("name"))
-                self.check(f.get("type"), match.get("type"), self._field_path(path, new_fields, str(name if self.reader_new else match.get("name"))))
+                self.check(
+                    f.get("type"),
+                    match.get("type"),
+                    self._field_path(
+                        path, new_fields, str(name if self.reader_new else match.get("name"))
+                    ),
+                )
                 continue
             has_default = "default" in f
-            default = f" (default {json.dumps(f.get('default'))})" if has_default else " without a default"
+            default = (
+                f" (default {json.dumps(f.get('default'))})"
+                if has_default
+                else " without a default"
+            )
             if self.reader_new:
-                self.note("XRG565", self._field_path(path, new_fields, str(name)), f"field {name!r} added{default}", not has_default)
+                self.note(
+                    "XRG565",
+                    self._field_path(path, new_fields, str(name)),
+                    f"field {name!r} added{default}",
+                    not has_default,
+                )
             else:
-                self.note("XRG566", path + "/fields", f"field {name!r} removed{default}", not has_default)
+                self.note(
+                    "XRG566", path + "/fields", f"field {name!r} removed{default}", not has_default
+                )
         for f in wf:
             name = f.get("name")
             if name in used:
@@ -246,11 +292,20 @@ class _Run:
                 continue
             if set(f.get("aliases") or []) & {x.get("name") for x in rf}:
                 continue  # a rename: the reader field's side reports it
-            default = f" (default {json.dumps(f.get('default'))})" if "default" in f else " without a default"
+            default = (
+                f" (default {json.dumps(f.get('default'))})"
+                if "default" in f
+                else " without a default"
+            )
             if self.reader_new:
                 self.note("XRG566", path + "/fields", f"field {name!r} removed{default}", False)
             else:
-                self.note("XRG565", self._field_path(path, new_fields, str(name)), f"field {name!r} added{default}", False)
+                self.note(
+                    "XRG565",
+                    self._field_path(path, new_fields, str(name)),
+                    f"field {name!r} added{default}",
+                    False,
+                )
 
     def enum(self, r: dict[str, Any], w: dict[str, Any], path: str) -> None:
         rs = [s for s in r.get("symbols") or [] if isinstance(s, str)]
@@ -259,11 +314,21 @@ class _Run:
         for s in ws:
             if s not in rs:
                 what = "removed" if self.reader_new else "added"
-                self.note("XRG568" if what == "added" else "XRG569", path + "/symbols", f"enum {_short(r.get('name'))} symbol {s!r} {what}", not r_default)
+                self.note(
+                    "XRG568" if what == "added" else "XRG569",
+                    path + "/symbols",
+                    f"enum {_short(r.get('name'))} symbol {s!r} {what}",
+                    not r_default,
+                )
         for s in rs:
             if s not in ws:
                 what = "added" if self.reader_new else "removed"
-                self.note("XRG568" if what == "added" else "XRG569", path + "/symbols", f"enum {_short(r.get('name'))} symbol {s!r} {what}", False)
+                self.note(
+                    "XRG568" if what == "added" else "XRG569",
+                    path + "/symbols",
+                    f"enum {_short(r.get('name'))} symbol {s!r} {what}",
+                    False,
+                )
 
 
 def compare_avro(old: Any, new: Any) -> list[Finding]:

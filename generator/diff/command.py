@@ -35,7 +35,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
             " the mode, 1 when not, 2 on usage errors or unreadable input."
         ),
     )
-    d.add_argument("catalogs", nargs="*", metavar="CATALOG", help="OLD NEW; one CATALOG with --versions or --against")
+    d.add_argument(
+        "catalogs",
+        nargs="*",
+        metavar="CATALOG",
+        help="OLD NEW; one CATALOG with --versions or --against",
+    )
     d.add_argument(
         "--mode",
         choices=MODE_CHOICES,
@@ -43,9 +48,17 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         " (default: the catalog's declared compatibility, else backward)",
     )
     d.add_argument("--json", action="store_true", help="print the changes as a JSON list")
-    d.add_argument("--api", action="store_true", help="changes to the generated Python API are errors")
-    d.add_argument("--versions", action="store_true", help="check the versions of each schema along ancestor")
-    d.add_argument("--against", metavar="REV", help="compare with the catalogs as committed at git revision REV")
+    d.add_argument(
+        "--api", action="store_true", help="changes to the generated Python API are errors"
+    )
+    d.add_argument(
+        "--versions", action="store_true", help="check the versions of each schema along ancestor"
+    )
+    d.add_argument(
+        "--against",
+        metavar="REV",
+        help="compare with the catalogs as committed at git revision REV",
+    )
     d.add_argument("--config", help="TOML file with [tool.xrgen] settings (catalogs for --against)")
 
 
@@ -70,7 +83,9 @@ def run(args: argparse.Namespace, configured: list[str]) -> Outcome:
             raise DiffUsageError("--against needs a CATALOG (argument or [tool.xrgen] catalogs)")
         with tempfile.TemporaryDirectory(prefix="xrgen-against-") as tmp:
             try:
-                old = [p for s in sources if (p := materialize(args.against, s, Path(tmp))) is not None]
+                old = [
+                    p for s in sources if (p := materialize(args.against, s, Path(tmp))) is not None
+                ]
             except GitError as e:
                 raise DiffUsageError(f"--against {args.against}: {e}") from e
             result = diff_catalogs(old, sources, mode=args.mode, api_errors=args.api)
@@ -85,7 +100,9 @@ def _outcome(result: DiffResult, args: argparse.Namespace) -> Outcome:
         return Outcome(2, [], [str(d) for d in result.diagnostics.sorted()])
     out = Outcome(0 if result.compatible else 1)
     if args.json:
-        out.stdout.append(json.dumps([r.as_json() for r in result.reports], indent=2, ensure_ascii=False))
+        out.stdout.append(
+            json.dumps([r.as_json() for r in result.reports], indent=2, ensure_ascii=False)
+        )
     else:
         out.stdout.extend(r.line() for r in result.reports)
     out.stderr.append(_summary(result.reports))

@@ -53,20 +53,26 @@ def _attribute(name: str, a: ir.Attribute | None, b: ir.Attribute | None) -> lis
         if b.required:
             return [Finding("XRG513", base, f"required {label} added", BACKWARD)]
         if b.value is not None:
-            return [Finding("XRG511", base, f"{label} added with constant value {b.value!r}", BACKWARD)]
+            return [
+                Finding("XRG511", base, f"{label} added with constant value {b.value!r}", BACKWARD)
+            ]
         return [Finding("XRG513", base, f"optional {label} added", NEITHER)]
     if b is None and a is not None:
         if a.required:
             return [Finding("XRG514", base, f"required {label} removed", FORWARD)]
         if a.value is not None:
-            return [Finding("XRG512", base, f"{label} with constant value {a.value!r} removed", FORWARD)]
+            return [
+                Finding("XRG512", base, f"{label} with constant value {a.value!r} removed", FORWARD)
+            ]
         return [Finding("XRG514", base, f"optional {label} removed", NEITHER)]
     assert a is not None and b is not None
     out: list[Finding] = []
     templates = {"uritemplate", "string"}
     if a.kind != b.kind and not {a.kind, b.kind} <= templates:
         out.append(
-            Finding("XRG516", base + "/type", f"{label} type changed from {a.kind} to {b.kind}", BOTH)
+            Finding(
+                "XRG516", base + "/type", f"{label} type changed from {a.kind} to {b.kind}", BOTH
+            )
         )
     if a.required != b.required:
         if b.required:
@@ -79,7 +85,9 @@ def _attribute(name: str, a: ir.Attribute | None, b: ir.Attribute | None) -> lis
         )
     elif a.value is not None and b.value is None:
         out.append(
-            Finding("XRG512", base + "/value", f"{label} no longer fixed (was {a.value!r})", FORWARD)
+            Finding(
+                "XRG512", base + "/value", f"{label} no longer fixed (was {a.value!r})", FORWARD
+            )
         )
     elif a.value is not None and b.value is not None:
         what = "CloudEvents type" if name == "type" else label

@@ -42,7 +42,11 @@ def materialize(rev: str, source: str, into: Path) -> str | None:
         raise GitError(f"unknown revision {rev!r} in {top}") from None
     rel = path.relative_to(top).as_posix()
     kind = subprocess.run(
-        ["git", "cat-file", "-t", f"{rev}:{rel}"], cwd=top, capture_output=True, text=True, check=False
+        ["git", "cat-file", "-t", f"{rev}:{rel}"],
+        cwd=top,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     if kind.returncode:
         return None

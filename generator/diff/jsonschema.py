@@ -116,7 +116,12 @@ class _Walker:
         if "$ref" in o or "$ref" in n:
             ro, rn = o.get("$ref"), n.get("$ref")
             if ro != rn:
-                self.add("XRG563", path + "/$ref", f"$ref changed from {ro!r} to {rn!r} (not followed)", BOTH)
+                self.add(
+                    "XRG563",
+                    path + "/$ref",
+                    f"$ref changed from {ro!r} to {rn!r} (not followed)",
+                    BOTH,
+                )
             return
         self.types(o, n, path)
         self.enum(o, n, path)
@@ -205,7 +210,12 @@ class _Walker:
             if name not in np_:
                 where = f"{path}/properties/{pointer_escape(name)}"
                 if n_closed:
-                    self.add("XRG550", where, f"property {name!r} removed; NEW rejects it (additionalProperties: false)", BACKWARD)
+                    self.add(
+                        "XRG550",
+                        where,
+                        f"property {name!r} removed; NEW rejects it (additionalProperties: false)",
+                        BACKWARD,
+                    )
                 else:
                     self.add("XRG550", where, f"property {name!r} removed", NEITHER)
         for name in np_:
@@ -213,7 +223,12 @@ class _Walker:
             if name in op:
                 self.walk(op[name], np_[name], where)
             elif o_closed:
-                self.add("XRG560", where, f"property {name!r} added; OLD rejects it (additionalProperties: false)", FORWARD)
+                self.add(
+                    "XRG560",
+                    where,
+                    f"property {name!r} added; OLD rejects it (additionalProperties: false)",
+                    FORWARD,
+                )
             else:
                 self.add("XRG560", where, f"property {name!r} added", NEITHER)
         ao, an = o.get("additionalProperties", True), n.get("additionalProperties", True)
@@ -231,7 +246,12 @@ class _Walker:
             return
         if isinstance(a, list) or isinstance(b, list):
             if a != b:
-                self.walk_list(a if isinstance(a, list) else [], b if isinstance(b, list) else [], path + "/items", "items")
+                self.walk_list(
+                    a if isinstance(a, list) else [],
+                    b if isinstance(b, list) else [],
+                    path + "/items",
+                    "items",
+                )
             return
         self.walk(True if a is None else a, True if b is None else b, path + "/items")
 
@@ -240,7 +260,9 @@ class _Walker:
             a, b = o.get(k), n.get(k)
             if a == b:
                 continue
-            self.walk_list(a if isinstance(a, list) else [], b if isinstance(b, list) else [], f"{path}/{k}", k)
+            self.walk_list(
+                a if isinstance(a, list) else [], b if isinstance(b, list) else [], f"{path}/{k}", k
+            )
         if o.get("not") != n.get("not"):
             self.add("XRG563", path + "/not", "'not' changed", BOTH)
 
@@ -260,5 +282,3 @@ class _Walker:
             self.add("XRG554", where, "allOf constraints removed", FORWARD)
         else:
             self.add("XRG563", where, f"{k} changed from {len(a)} to {len(b)} entries", BOTH)
-
-

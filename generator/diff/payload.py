@@ -31,14 +31,51 @@ class PayloadComparer:
             return []
         if old is None:
             assert new is not None
-            return [(None, Finding("XRG543", "/dataschema", f"payload schema added ({new.family})", BACKWARD))]
+            return [
+                (
+                    None,
+                    Finding(
+                        "XRG543", "/dataschema", f"payload schema added ({new.family})", BACKWARD
+                    ),
+                )
+            ]
         if new is None:
-            return [(None, Finding("XRG544", "/dataschema", f"payload schema removed (was {old.family})", FORWARD))]
+            return [
+                (
+                    None,
+                    Finding(
+                        "XRG544",
+                        "/dataschema",
+                        f"payload schema removed (was {old.family})",
+                        FORWARD,
+                    ),
+                )
+            ]
         if old.family != new.family:
-            return [(None, Finding("XRG541", "/dataschemaformat", f"schema format changed from {old.format or old.family!r} to {new.format or new.family!r}", BOTH))]
+            return [
+                (
+                    None,
+                    Finding(
+                        "XRG541",
+                        "/dataschemaformat",
+                        f"schema format changed from {old.format or old.family!r} to {new.format or new.family!r}",
+                        BOTH,
+                    ),
+                )
+            ]
         out: list[tuple[str | None, Finding]] = []
         if (old.format or "").lower() != (new.format or "").lower() and old.format and new.format:
-            out.append((None, Finding("XRG542", "/dataschemaformat", f"schema format version changed from {old.format!r} to {new.format!r}", NEITHER)))
+            out.append(
+                (
+                    None,
+                    Finding(
+                        "XRG542",
+                        "/dataschemaformat",
+                        f"schema format version changed from {old.format!r} to {new.format!r}",
+                        NEITHER,
+                    ),
+                )
+            )
         key = (id(old.schema), id(new.schema))
         found = self._memo.get(key)
         if found is None:
@@ -62,4 +99,6 @@ def schema_findings(family: str, old: Any, new: Any) -> list[Finding]:
         from .protobuf import compare_protobuf
 
         return compare_protobuf(old, new)
-    return [Finding("XRG545", "", f"the {family} schema changed; its format is not checked", NEITHER)]
+    return [
+        Finding("XRG545", "", f"the {family} schema changed; its format is not checked", NEITHER)
+    ]

@@ -260,11 +260,15 @@ def _wire(t: str, p: Proto) -> str:
 def compare_protobuf(old: Any, new: Any) -> list[Finding]:
     ot, nt = _text(old), _text(new)
     if ot is None or nt is None:
-        return [Finding("XRG545", "", "the Protobuf schema is not .proto text; not checked", NEITHER)]
+        return [
+            Finding("XRG545", "", "the Protobuf schema is not .proto text; not checked", NEITHER)
+        ]
     try:
         a, b = parse_proto(ot), parse_proto(nt)
     except (ProtoSyntaxError, ValueError) as e:
-        return [Finding("XRG545", "", f"the Protobuf schema cannot be read ({e}); not checked", NEITHER)]
+        return [
+            Finding("XRG545", "", f"the Protobuf schema cannot be read ({e}); not checked", NEITHER)
+        ]
     out: list[Finding] = []
 
     def add(code: str, text: str, breaks: frozenset[str]) -> None:
@@ -288,11 +292,23 @@ def compare_protobuf(old: Any, new: Any) -> list[Finding]:
         for num, vname in oe.values.items():
             if num not in ne.values:
                 if num in ne.reserved_numbers:
-                    add("XRG585", f"enum {name} value {vname} = {num} deleted (number reserved)", NEITHER)
+                    add(
+                        "XRG585",
+                        f"enum {name} value {vname} = {num} deleted (number reserved)",
+                        NEITHER,
+                    )
                 else:
-                    add("XRG585", f"enum {name} value {vname} = {num} deleted without reserving its number", BOTH)
+                    add(
+                        "XRG585",
+                        f"enum {name} value {vname} = {num} deleted without reserving its number",
+                        BOTH,
+                    )
             elif ne.values[num] != vname:
-                add("XRG584", f"enum {name} value {num} renamed from {vname} to {ne.values[num]}", NEITHER)
+                add(
+                    "XRG584",
+                    f"enum {name} value {num} renamed from {vname} to {ne.values[num]}",
+                    NEITHER,
+                )
         for num, vname in ne.values.items():
             if num not in oe.values:
                 add("XRG589", f"enum {name} value {vname} = {num} added", NEITHER)
@@ -313,19 +329,47 @@ def _message(name: str, om: Message, nm: Message, a: Proto, b: Proto, add: Any) 
             add("XRG584", f"{what} renamed to {g.name}", NEITHER)
         if f.type != g.type:
             wa, wb = _wire(f.type, a), _wire(g.type, b)
-            if wa == wb and wa != "map" and (wa != "message" or f.type.rsplit(".", 1)[-1] == g.type.rsplit(".", 1)[-1]):
-                add("XRG582", f"{what} type changed from {f.type} to {g.type} (same wire encoding)", NEITHER)
+            if (
+                wa == wb
+                and wa != "map"
+                and (wa != "message" or f.type.rsplit(".", 1)[-1] == g.type.rsplit(".", 1)[-1])
+            ):
+                add(
+                    "XRG582",
+                    f"{what} type changed from {f.type} to {g.type} (same wire encoding)",
+                    NEITHER,
+                )
             else:
-                add("XRG581", f"{what} type changed from {f.type} to {g.type}: wire-incompatible", BOTH)
-        if (f.label == "repeated") != (g.label == "repeated") and f.label != "map" and g.label != "map":
+                add(
+                    "XRG581",
+                    f"{what} type changed from {f.type} to {g.type}: wire-incompatible",
+                    BOTH,
+                )
+        if (
+            (f.label == "repeated") != (g.label == "repeated")
+            and f.label != "map"
+            and g.label != "map"
+        ):
             numeric = f.type in _NUMERIC or g.type in _NUMERIC or _wire(f.type, a) == "varint"
-            add("XRG583", f"{what} cardinality changed from {f.label or 'singular'} to {g.label or 'singular'}", BOTH if numeric else NEITHER)
+            add(
+                "XRG583",
+                f"{what} cardinality changed from {f.label or 'singular'} to {g.label or 'singular'}",
+                BOTH if numeric else NEITHER,
+            )
         if f.oneof != g.oneof:
-            add("XRG587", f"{what} moved from oneof {f.oneof or '-'} to oneof {g.oneof or '-'}", BOTH)
+            add(
+                "XRG587",
+                f"{what} moved from oneof {f.oneof or '-'} to oneof {g.oneof or '-'}",
+                BOTH,
+            )
     for num, g in nm.fields.items():
         if num not in om.fields:
             if num in om.reserved_numbers or g.name in om.reserved_names:
-                add("XRG586", f"message {name} field {g.name} = {num} reuses a number or name OLD reserved", BOTH)
+                add(
+                    "XRG586",
+                    f"message {name} field {g.name} = {num} reuses a number or name OLD reserved",
+                    BOTH,
+                )
             else:
                 add("XRG589", f"message {name} field {g.name} = {num} added", NEITHER)
     released = sorted(n for n in om.reserved_numbers - nm.reserved_numbers if n not in nm.fields)

@@ -29,7 +29,11 @@ def compare_protocol(old: ir.Message, new: ir.Message) -> list[Finding]:
     a, b = old.protocol, new.protocol
     if a != b:
         if a is None:
-            return [Finding("XRG531", "/protocol", f"bound to protocol {b} (was protocol-less)", BACKWARD)]
+            return [
+                Finding(
+                    "XRG531", "/protocol", f"bound to protocol {b} (was protocol-less)", BACKWARD
+                )
+            ]
         if b is None:
             return [Finding("XRG532", "/protocol", f"no longer bound to protocol {a}", FORWARD)]
         return [Finding("XRG530", "/protocol", f"protocol changed from {a} to {b}", BOTH)]
@@ -49,10 +53,19 @@ def _option(
     label = f"protocol option {name!r}"
     transit = path[0] in _TRANSIT
     if a is None and b is not None:
-        return [Finding("XRG534", where, f"{label} added ({b.value!r})", NEITHER if transit else BACKWARD)]
+        return [
+            Finding(
+                "XRG534", where, f"{label} added ({b.value!r})", NEITHER if transit else BACKWARD
+            )
+        ]
     if b is None and a is not None:
         return [
-            Finding("XRG535", where, f"{label} removed (was {a.value!r})", NEITHER if transit else FORWARD)
+            Finding(
+                "XRG535",
+                where,
+                f"{label} removed (was {a.value!r})",
+                NEITHER if transit else FORWARD,
+            )
         ]
     assert a is not None and b is not None
     if transit:
@@ -61,6 +74,10 @@ def _option(
         breaks = NEITHER
         if path[0] == "qos" and isinstance(a.value, int) and isinstance(b.value, int):
             breaks = FORWARD if b.value < a.value else NEITHER
-        return [Finding("XRG536", where, f"{label} changed from {a.value!r} to {b.value!r}", breaks)]
-    return [Finding(f.code, where, f.text, f.breaks) for f in compare_value(label, a.value, b.value, "XRG533")]
-
+        return [
+            Finding("XRG536", where, f"{label} changed from {a.value!r} to {b.value!r}", breaks)
+        ]
+    return [
+        Finding(f.code, where, f.text, f.breaks)
+        for f in compare_value(label, a.value, b.value, "XRG533")
+    ]

@@ -58,13 +58,18 @@ def compare_template(what: str, old: str, new: str) -> list[Finding]:
     if added:
         names = ", ".join("{" + n + "}" for n in added)
         out.append(
-            Finding("XRG521", "", f"{what} template {old!r} -> {new!r}: placeholder {names} added", BOTH)
+            Finding(
+                "XRG521", "", f"{what} template {old!r} -> {new!r}: placeholder {names} added", BOTH
+            )
         )
     if removed:
         names = ", ".join("{" + n + "}" for n in removed)
         out.append(
             Finding(
-                "XRG522", "", f"{what} template {old!r} -> {new!r}: placeholder {names} removed", BOTH
+                "XRG522",
+                "",
+                f"{what} template {old!r} -> {new!r}: placeholder {names} removed",
+                BOTH,
             )
         )
     if not out:

@@ -125,10 +125,24 @@ def _check_schema(gid: str, sid: str, entry: SchemaEntry, transitive: bool, out:
             if parent is None:
                 break
             if parent not in entry.versions:
-                out.add("XRG596", ver.file, ver.pointer, label, f"schema {label} version {cur!r}: ancestor {parent!r} does not exist", BOTH)
+                out.add(
+                    "XRG596",
+                    ver.file,
+                    ver.pointer,
+                    label,
+                    f"schema {label} version {cur!r}: ancestor {parent!r} does not exist",
+                    BOTH,
+                )
                 break
             if parent == vid or parent in chain:
-                out.add("XRG596", ver.file, ver.pointer, label, f"schema {label} version {vid!r}: ancestor cycle {' -> '.join([vid, *chain, parent])}", BOTH)
+                out.add(
+                    "XRG596",
+                    ver.file,
+                    ver.pointer,
+                    label,
+                    f"schema {label} version {vid!r}: ancestor cycle {' -> '.join([vid, *chain, parent])}",
+                    BOTH,
+                )
                 break
             chain.append(parent)
             if not transitive:
@@ -142,7 +156,14 @@ def _check_schema(gid: str, sid: str, entry: SchemaEntry, transitive: bool, out:
             if "schema" not in old.data or "schema" not in new.data:
                 continue
             if o_fmt != n_fmt:
-                out.add("XRG541", ver.file, where, None, f"{head}: schema format changed from {o_fmt} to {n_fmt}", BOTH)
+                out.add(
+                    "XRG541",
+                    ver.file,
+                    where,
+                    None,
+                    f"{head}: schema format changed from {o_fmt} to {n_fmt}",
+                    BOTH,
+                )
                 continue
             for f in schema_findings(n_fmt, old.data["schema"], new.data["schema"]):
                 out.add(f.code, ver.file, where + f.path, label, f"{head}: {f.text}", f.breaks)
