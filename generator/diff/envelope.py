@@ -41,7 +41,9 @@ def compare_envelope(old: ir.Message, new: ir.Message) -> list[Finding]:
     olds = {a.name: a for a in old.attributes if a.name not in _SKIPPED}
     news = {a.name: a for a in new.attributes if a.name not in _SKIPPED}
     for name in sorted(olds.keys() | news.keys()):
-        out.extend(_attribute(name, olds.get(name), news.get(name)))
+        a, b = olds.get(name), news.get(name)
+        if a != b:
+            out.extend(_attribute(name, a, b))
     out.extend(_content_type(old.datacontenttype, new.datacontenttype))
     return out
 
