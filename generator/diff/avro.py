@@ -172,25 +172,20 @@ class _Run:
                 self.note("XRG567", path, f"type changed from {old} to {new}", False)
                 self.check(hit, w, path)
             return
+        named = ("record", "error", "enum", "fixed")
         if not self.matches(r, w):
-            old, new = self.old_new(r, w)
-            code = "XRG571" if kr == kw else "XRG567"
-            self.note(code, path, f"type changed from {old} to {new}", True)
+            if kr == kw and kr in named:
+                self.renamed(kr, r, w, path, True)
+            else:
+                old, new = self.old_new(r, w)
+                self.note("XRG567", path, f"type changed from {old} to {new}", True)
             return
         if kr != kw:
             old, new = self.old_new(r, w)
             self.note("XRG567", path, f"type changed from {old} to {new}", False)
             return
-        if kr in ("record", "error", "enum", "fixed") and _short(r.get("name")) != _short(
-            w.get("name")
-        ):
-            old, new = (w, r) if self.reader_new else (r, w)
-            self.note(
-                "XRG571",
-                path + "/name",
-                f"{kr} renamed from {_short(old.get('name'))} to {_short(new.get('name'))}",
-                False,
-            )
+        if kr in named and _short(r.get("name")) != _short(w.get("name")):
+            self.renamed(kr, r, w, path, False)
         if kr in ("record", "error"):
             self.record(r, w, path)
         elif kr == "enum":
@@ -207,6 +202,13 @@ class _Run:
             self.check(r.get("items"), w.get("items"), path + "/items")
         elif kr == "map":
             self.check(r.get("values"), w.get("values"), path + "/values")
+
+    def renamed(
+        self, kind: str, r: dict[str, Any], w: dict[str, Any], path: str, problem: bool
+    ) -> None:
+        old, new = (w, r) if self.reader_new else (r, w)
+        text = f"{kind} renamed from {_short(old.get('name'))} to {_short(new.get('name'))}"
+        self.note("XRG571", path + "/name", text, problem)
 
     def unions(self, r: list[Any], w: list[Any], path: str) -> None:
         rb = [self.resolve(b, self.rnames) for b in r]
