@@ -59,13 +59,20 @@ def _names(schema: Any, namespace: str | None, out: dict[str, Any]) -> None:
         _names(t, namespace, out)
 
 
+_COMPLEX = frozenset({"record", "error", "enum", "fixed", "array", "map"})
+
+
 def _kind(s: Any) -> str:
+    """The Avro type of a resolved schema; ``?`` for what is no type (an unknown name)."""
     if isinstance(s, list):
         return "union"
-    if isinstance(s, dict):
-        t = s.get("type")
-        return t if isinstance(t, str) else "?"
-    return s if isinstance(s, str) else "?"
+    t = s.get("type") if isinstance(s, dict) else s
+    return t if isinstance(t, str) and (t in PRIMITIVES or (t in _COMPLEX and isinstance(s, dict))) else "?"
+
+
+def _aliases(node: dict[str, Any]) -> list[str]:
+    aliases = node.get("aliases")
+    return [a for a in aliases if isinstance(a, str)] if isinstance(aliases, list) else []
 
 
 def _short(name: Any) -> str:
@@ -108,6 +115,8 @@ class _Run:
     def describe(self, s: Any, names: dict[str, Any]) -> str:
         s = self.resolve(s, names)
         k = _kind(s)
+        if k == "?":
+            return json.dumps(s)[:40]
         if k == "union":
             return "union[" + ", ".join(self.describe(b, names) for b in s) + "]"
         if k in ("record", "error", "enum", "fixed"):
@@ -128,6 +137,8 @@ class _Run:
     def matches(self, r: Any, w: Any) -> bool:
         """Whether writer type ``w`` can resolve to reader type ``r`` at the top level."""
         kr, kw = _kind(r), _kind(w)
+        if kr == kw == "?":
+            return bool(r == w)
         if kr == kw:
             if kr in ("record", "error", "enum", "fixed"):
                 return self.same_name(r, w)
@@ -137,10 +148,7 @@ class _Run:
     def same_name(self, r: dict[str, Any], w: dict[str, Any]) -> bool:
         if _short(r.get("name")) == _short(w.get("name")):
             return True
-        aliases = r.get("aliases")
-        if not isinstance(aliases, list):
-            return False
-        return _short(w.get("name")) in {_short(a) for a in aliases}
+        return _short(w.get("name")) in {_short(a) for a in _aliases(r)}
 
     def check(self, r: Any, w: Any, path: str) -> None:
         r, w = self.resolve(r, self.rnames), self.resolve(w, self.wnames)
@@ -248,7 +256,7 @@ class _Run:
             name = f.get("name")
             match = by_name.get(name)
             if match is None:
-                for alias in f.get("aliases") or []:
+                for alias in _aliases(f):
                     if alias in by_name:
                         match = by_name[alias]
                         old, new = (alias, name) if self.reader_new else (name, alias)
@@ -290,9 +298,9 @@ class _Run:
             name = f.get("name")
             if name in used:
                 continue
-            if any(name in (x.get("aliases") or []) for x in rf):
+            if any(name in _aliases(x) for x in rf):
                 continue
-            if set(f.get("aliases") or []) & {x.get("name") for x in rf}:
+            if set(_aliases(f)) & {x.get("name") for x in rf}:
                 continue  # a rename: the reader field's side reports it
             default = (
                 f" (default {json.dumps(f.get('default'))})"

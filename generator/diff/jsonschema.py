@@ -37,6 +37,11 @@ def _types(node: dict[str, Any]) -> set[str] | None:
     return None
 
 
+def _required(node: dict[str, Any]) -> set[str]:
+    req = node.get("required")
+    return {r for r in req if isinstance(r, str)} if isinstance(req, list) else set()
+
+
 def _subset(a: set[str], b: set[str]) -> bool:
     return all(t in b or (t == "integer" and "number" in b) for t in a)
 
@@ -197,8 +202,7 @@ class _Walker:
     def objects(self, o: dict[str, Any], n: dict[str, Any], path: str) -> None:
         op = o.get("properties") if isinstance(o.get("properties"), dict) else {}
         np_ = n.get("properties") if isinstance(n.get("properties"), dict) else {}
-        oreq = {r for r in o.get("required") or [] if isinstance(r, str)}
-        nreq = {r for r in n.get("required") or [] if isinstance(r, str)}
+        oreq, nreq = _required(o), _required(n)
         o_closed = o.get("additionalProperties") is False
         n_closed = n.get("additionalProperties") is False
         for name in sorted(nreq - oreq):
