@@ -30,7 +30,7 @@ from ..diagnostics import pointer as ptr
 from ..resolve import ResolvedMessage
 from .changes import (
     BACKWARD,
-    NEITHER,
+    FORWARD,
     Change,
     Changes,
     Finding,
@@ -173,7 +173,11 @@ def compare(a: Analysis, b: Analysis) -> Changes:
         if key not in moved_new:
             m = news[key][0]
             file, pointer = split_location(m.location)
-            out.add("XRG501", file, pointer, m.id, f"message {m.id!r} added", NEITHER)
+            if olds:
+                text = f"message {m.id!r} added: OLD consumers do not accept it"
+                out.add("XRG501", file, pointer, m.id, text, FORWARD)
+            else:  # a new catalog: nothing was built from OLD
+                out.add("XRG501", file, pointer, m.id, f"message {m.id!r} added (new catalog)")
     payloads = PayloadComparer()
     for ok, nk in pairs:
         (om, orm), (nm, nrm) = olds[ok], news[nk]

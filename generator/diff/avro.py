@@ -67,7 +67,11 @@ def _kind(s: Any) -> str:
     if isinstance(s, list):
         return "union"
     t = s.get("type") if isinstance(s, dict) else s
-    return t if isinstance(t, str) and (t in PRIMITIVES or (t in _COMPLEX and isinstance(s, dict))) else "?"
+    return (
+        t
+        if isinstance(t, str) and (t in PRIMITIVES or (t in _COMPLEX and isinstance(s, dict)))
+        else "?"
+    )
 
 
 def _aliases(node: dict[str, Any]) -> list[str]:

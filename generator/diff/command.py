@@ -11,7 +11,15 @@ from pathlib import Path
 
 from . import DiffResult, Report, diff_catalogs
 
-MODE_CHOICES = ("backward", "forward", "full", "none")
+MODE_CHOICES = (
+    "backward",
+    "forward",
+    "full",
+    "none",
+    "backward_transitive",
+    "forward_transitive",
+    "full_transitive",
+)
 
 
 @dataclass(slots=True)
@@ -44,7 +52,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     d.add_argument(
         "--mode",
         choices=MODE_CHOICES,
-        help="backward: NEW consumers read OLD producers' events; forward: the reverse; full: both"
+        metavar="MODE",
+        help="backward: NEW consumers read OLD producers' events; forward: the reverse; full: both;"
+        " none; _transitive variants matter for --versions"
         " (default: the catalog's declared compatibility, else backward)",
     )
     d.add_argument("--json", action="store_true", help="print the changes as a JSON list")

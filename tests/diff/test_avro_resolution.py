@@ -16,7 +16,9 @@ import pytest
 
 from xrgen.diff.avro import compare_avro
 
-fastavro = pytest.importorskip("fastavro") if os.environ.get("CI") != "true" else __import__("fastavro")
+fastavro = (
+    pytest.importorskip("fastavro") if os.environ.get("CI") != "true" else __import__("fastavro")
+)
 
 HERE = Path(__file__).resolve().parent
 
@@ -46,18 +48,50 @@ PAIRS: list[tuple[str, Any, Any]] = [
     *_tick_pairs(),
     ("record-renamed-alias", rec("A", f("x", "int")), rec("B", f("x", "int"), aliases=["A"])),
     ("record-renamed", rec("A", f("x", "int")), rec("B", f("x", "int"))),
-    ("fixed-size", rec("R", f("h", {"type": "fixed", "name": "H", "size": 4})), rec("R", f("h", {"type": "fixed", "name": "H", "size": 8}))),
+    (
+        "fixed-size",
+        rec("R", f("h", {"type": "fixed", "name": "H", "size": 4})),
+        rec("R", f("h", {"type": "fixed", "name": "H", "size": 8})),
+    ),
     ("to-optional", rec("R", f("x", "string")), rec("R", f("x", ["null", "string"], default=None))),
-    ("from-optional", rec("R", f("x", ["null", "string"], default=None)), rec("R", f("x", "string"))),
+    (
+        "from-optional",
+        rec("R", f("x", ["null", "string"], default=None)),
+        rec("R", f("x", "string")),
+    ),
     ("union-promotion", rec("R", f("x", ["null", "int"])), rec("R", f("x", ["null", "long"]))),
-    ("array-items-promoted", rec("R", f("xs", {"type": "array", "items": "float"})), rec("R", f("xs", {"type": "array", "items": "double"}))),
-    ("map-values-changed", rec("R", f("m", {"type": "map", "values": "string"})), rec("R", f("m", {"type": "map", "values": "int"}))),
-    ("nested-field-added", rec("R", f("in", rec("In", f("a", "int")))), rec("R", f("in", rec("In", f("a", "int"), f("b", "int"))))),
-    ("enum-symbol-added-old-default", rec("R", f("c", {**ENUM, "default": "RED"})), rec("R", f("c", {**ENUM, "symbols": ["RED", "GREEN", "BLUE"], "default": "RED"}))),
-    ("enum-symbol-added", rec("R", f("c", ENUM)), rec("R", f("c", {**ENUM, "symbols": ["RED", "GREEN", "BLUE"]}))),
+    (
+        "array-items-promoted",
+        rec("R", f("xs", {"type": "array", "items": "float"})),
+        rec("R", f("xs", {"type": "array", "items": "double"})),
+    ),
+    (
+        "map-values-changed",
+        rec("R", f("m", {"type": "map", "values": "string"})),
+        rec("R", f("m", {"type": "map", "values": "int"})),
+    ),
+    (
+        "nested-field-added",
+        rec("R", f("in", rec("In", f("a", "int")))),
+        rec("R", f("in", rec("In", f("a", "int"), f("b", "int")))),
+    ),
+    (
+        "enum-symbol-added-old-default",
+        rec("R", f("c", {**ENUM, "default": "RED"})),
+        rec("R", f("c", {**ENUM, "symbols": ["RED", "GREEN", "BLUE"], "default": "RED"})),
+    ),
+    (
+        "enum-symbol-added",
+        rec("R", f("c", ENUM)),
+        rec("R", f("c", {**ENUM, "symbols": ["RED", "GREEN", "BLUE"]})),
+    ),
     ("long-to-int", rec("R", f("x", "long")), rec("R", f("x", "int"))),
     ("bytes-to-string", rec("R", f("x", "bytes")), rec("R", f("x", "string"))),
-    ("field-removed-default", rec("R", f("x", "int"), f("y", "int", default=0)), rec("R", f("x", "int"))),
+    (
+        "field-removed-default",
+        rec("R", f("x", "int"), f("y", "int", default=0)),
+        rec("R", f("x", "int")),
+    ),
 ]
 
 
@@ -65,7 +99,16 @@ def _datum(schema: Any, i: int, names: dict[str, Any]) -> Any:
     if isinstance(schema, str):
         if schema in names:
             return _datum(names[schema], i, names)
-        return {"null": None, "boolean": True, "int": 7, "long": 7, "float": 1.5, "double": 1.5, "bytes": b"x", "string": "x"}[schema]
+        return {
+            "null": None,
+            "boolean": True,
+            "int": 7,
+            "long": 7,
+            "float": 1.5,
+            "double": 1.5,
+            "bytes": b"x",
+            "string": "x",
+        }[schema]
     if isinstance(schema, list):
         return _datum(schema[i % len(schema)], i, names)
     t = schema["type"]

@@ -185,6 +185,11 @@ def test_versions_transitive_checks_every_ancestor(
         code, out, _ = run(["--versions", str(path)], capsys)
         assert code == expected, out
     assert "version '3' (ancestor '1'): field 'b' added without a default" in out
+    # --mode overrides the declared mode, _transitive included
+    code, out, _ = run(
+        ["--versions", str(tmp_path / "backward.json"), "--mode", "backward_transitive"], capsys
+    )
+    assert code == 1 and "(ancestor '1')" in out
 
 
 def test_versions_without_declared_compatibility_are_not_checked(
