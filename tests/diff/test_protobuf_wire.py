@@ -168,14 +168,14 @@ def _carries(writer_decl: str, reader_decl: str) -> bool:
     value = _value(writer_decl)
     msg = w()
     if writer_decl.startswith("repeated"):
-        getattr(msg, "f").append(value)
+        msg.f.append(value)
     else:
-        setattr(msg, "f", value)
+        msg.f = value
     try:
         got = r.FromString(msg.SerializeToString())
     except Exception:  # protobuf raises DecodeError for malformed input
         return False
-    read = getattr(got, "f")
+    read = got.f
     if reader_decl.startswith("repeated"):
         read = read[0] if len(read) else None
     if isinstance(read, bytes) and isinstance(value, str):
