@@ -87,6 +87,8 @@ class DiffResult:
     reports: list[Report] = field(default_factory=list)
     #: load/validate errors of either side (nothing was compared when there are any)
     diagnostics: Diagnostics = field(default_factory=Diagnostics)
+    #: the mode of messages whose schema declares none (``--mode``, the catalog's, or backward)
+    mode: str = DEFAULT_MODE
 
     @property
     def compatible(self) -> bool:
@@ -101,7 +103,12 @@ def diff_catalogs(
     errors = Diagnostics(d for d in (*a.diagnostics, *b.diagnostics) if d.severity == "error")
     if errors.has_errors:
         return DiffResult([], errors)
-    return DiffResult(diff_analyses(a, b, mode=mode, api_errors=api_errors))
+    from .versions import declared_mode
+
+    default = mode or declared_mode(b.registry) or declared_mode(a.registry) or DEFAULT_MODE
+    return DiffResult(
+        diff_analyses(a, b, mode=mode, api_errors=api_errors), mode=base_mode(default)
+    )
 
 
 def diff_analyses(

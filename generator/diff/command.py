@@ -115,13 +115,13 @@ def _outcome(result: DiffResult, args: argparse.Namespace) -> Outcome:
         )
     else:
         out.stdout.extend(r.line() for r in result.reports)
-    out.stderr.append(_summary(result.reports))
+    out.stderr.append(_summary(result.reports, result.mode))
     return out
 
 
-def _summary(reports: list[Report]) -> str:
+def _summary(reports: list[Report], mode: str) -> str:
     breaking = sum(r.breaking for r in reports)
-    modes = sorted({r.mode for r in reports}) or ["-"]
+    modes = sorted({r.mode for r in reports} or {mode})
     verdict = "compatible" if not breaking else "NOT compatible"
     return (
         f"xrgen diff: {verdict} ({breaking} breaking, {len(reports) - breaking} compatible"

@@ -109,7 +109,9 @@ def diff_versions(sources: Sequence[str], *, mode: str | None = None) -> DiffRes
         m = modes.get((key[0], key[1])) if key and len(key) == 2 else None
         m = m or mode or "backward"
         reports.append(Report(c, base_mode(m), c.breaking(mode_directions(m))))
-    return DiffResult(reports)
+    checked = sorted({base_mode(m) for m in modes.values()})
+    summary = ", ".join(checked) or "none (no schema declares a compatibility; use --mode)"
+    return DiffResult(reports, mode=summary)
 
 
 def _check_schema(gid: str, sid: str, entry: SchemaEntry, transitive: bool, out: Changes) -> None:
