@@ -99,6 +99,15 @@ def diff_catalogs(
     old: Sequence[str], new: Sequence[str], *, mode: str | None = None, api_errors: bool = False
 ) -> DiffResult:
     """Compare catalog OLD with catalog NEW (each one or more stacked sources)."""
+    from ..load import paused_gc
+
+    with paused_gc():  # both catalogs and the comparison allocate only acyclic data
+        return _diff_catalogs(old, new, mode, api_errors)
+
+
+def _diff_catalogs(
+    old: Sequence[str], new: Sequence[str], mode: str | None, api_errors: bool
+) -> DiffResult:
     a, b = analyze(old), analyze(new)
     errors = Diagnostics(d for d in (*a.diagnostics, *b.diagnostics) if d.severity == "error")
     if errors.has_errors:
