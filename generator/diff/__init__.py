@@ -14,7 +14,8 @@ breaks what it breaks.
 Modes: ``backward`` (consumers built from NEW read what producers built from OLD write),
 ``forward`` (consumers built from OLD read what producers built from NEW write), ``full`` (both),
 ``none`` (nothing breaks). The mode of a message is ``--mode``, else the ``compatibility`` its
-NEW (else OLD) payload schema resource declares, else ``backward``.
+NEW (else OLD) payload schema resource declares, else the one every declaring schema resource
+of the catalog agrees on, else ``backward``.
 """
 
 from __future__ import annotations

@@ -99,7 +99,12 @@ def run(args: argparse.Namespace, configured: list[str]) -> Outcome:
             except GitError as e:
                 raise DiffUsageError(f"--against {args.against}: {e}") from e
             result = diff_catalogs(old, sources, mode=args.mode, api_errors=args.api)
-            return _outcome(result, args)
+            out = _outcome(result, args)
+            # name the committed files as git does (REV:path), not by the temporary folder
+            prefix, rev = str(Path(tmp).resolve()) + "/", f"{args.against}:"
+            out.stdout = [line.replace(prefix, rev) for line in out.stdout]
+            out.stderr = [line.replace(prefix, rev) for line in out.stderr]
+            return out
     if len(cats) != 2:
         raise DiffUsageError("diff needs OLD and NEW (or --versions CATALOG, or --against REV)")
     return _outcome(diff_catalogs([cats[0]], [cats[1]], mode=args.mode, api_errors=args.api), args)

@@ -273,3 +273,15 @@ def test_against_a_revision_file_and_split_folder(
     assert code == 0 and "XRG501" in out
     code, _, err = run(["--against", "no-such-rev", "catalogs/shop.json"], capsys, repo)
     assert code == 2 and "unknown revision" in err
+    # errors in the committed catalog name it as REV:path
+    broken = json.loads(json.dumps(old))
+    broken["messagegroups"]["com.ex.shop"]["messages"]["com.ex.Ping"]["envelopemetadata"]["type"][
+        "required"
+    ] = False
+    (repo / "catalogs" / "shop.json").write_text(json.dumps(broken))
+    _git(repo, "commit", "-qam", "broken")
+    (repo / "catalogs" / "shop.json").write_text(json.dumps(new))
+    code, _, err = run(["--against", "HEAD", "catalogs/shop.json"], capsys, repo)
+    assert code == 2 and err.startswith(
+        "HEAD:catalogs/shop.json#/messagegroups/com.ex.shop/messages/com.ex.Ping"
+    ), err
