@@ -74,6 +74,14 @@ def _kind(s: Any) -> str:
     )
 
 
+def _logical(s: Any) -> str:
+    """``logicalType`` with its parameters (the same bytes mean another value when it changes)."""
+    if not isinstance(s, dict) or "logicalType" not in s:
+        return "none"
+    params = [f"{k}={s[k]}" for k in ("precision", "scale", "size") if k in s]
+    return str(s["logicalType"]) + (f"({', '.join(params)})" if params else "")
+
+
 def _aliases(node: dict[str, Any]) -> list[str]:
     aliases = node.get("aliases")
     return [a for a in aliases if isinstance(a, str)] if isinstance(aliases, list) else []
@@ -196,6 +204,10 @@ class _Run:
             old, new = self.old_new(r, w)
             self.note("XRG567", path, f"type changed from {old} to {new}", False)
             return
+        if _logical(r) != _logical(w):
+            old, new = (w, r) if self.reader_new else (r, w)
+            text = f"logical type changed from {_logical(old)} to {_logical(new)}"
+            self.note("XRG567", path, text, True)
         if kr in named and _short(r.get("name")) != _short(w.get("name")):
             self.renamed(kr, r, w, path, False)
         if kr in ("record", "error"):

@@ -21,6 +21,12 @@ from .changes import BACKWARD, BOTH, FORWARD, NEITHER, Finding
 
 _LOWER = ("minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties", "minContains")
 _UPPER = ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties", "maxContains")
+#: validation keywords compared only for equality: any change is reported as breaking both ways
+_UNANALYZED = (
+    "not", "if", "then", "else", "patternProperties", "propertyNames", "dependencies",
+    "dependentRequired", "dependentSchemas", "prefixItems", "additionalItems", "contains",
+    "unevaluatedProperties", "unevaluatedItems", "contentSchema",
+)  # fmt: skip
 _EXACT = ("pattern", "format", "multipleOf", "contentEncoding", "contentMediaType")
 
 
@@ -267,8 +273,9 @@ class _Walker:
             self.walk_list(
                 a if isinstance(a, list) else [], b if isinstance(b, list) else [], f"{path}/{k}", k
             )
-        if o.get("not") != n.get("not"):
-            self.add("XRG563", path + "/not", "'not' changed", BOTH)
+        for k in _UNANALYZED:
+            if o.get(k) != n.get(k):
+                self.add("XRG563", f"{path}/{k}", f"{k!r} changed (not analyzed)", BOTH)
 
     def walk_list(self, a: list[Any], b: list[Any], where: str, k: str) -> None:
         if len(a) == len(b):

@@ -141,9 +141,17 @@ def resolves(writer: Any, reader: Any) -> bool:
     return True
 
 
+#: pairs whose bytes resolve while their meaning changes (a logical type added: an int read as a
+#: date): the rules report them breaking both ways, schema resolution cannot see it
+SEMANTIC = {"avro-logical-type-changed"}
+
+
 @pytest.mark.parametrize(("name", "old", "new"), PAIRS, ids=[p[0] for p in PAIRS])
 def test_verdicts_match_fastavro(name: str, old: Any, new: Any) -> None:
     findings = compare_avro(old, new)
     for direction, writer, reader in (("backward", old, new), ("forward", new, old)):
         predicted = not any(direction in x.breaks for x in findings)
+        if name in SEMANTIC:
+            assert resolves(writer, reader) and not predicted, (name, direction)
+            continue
         assert resolves(writer, reader) == predicted, (name, direction, findings)
