@@ -27,7 +27,6 @@ from typing import Any
 from .. import ir
 from ..api import Analysis, analyze
 from ..diagnostics import Diagnostics
-from ..diagnostics import pointer as ptr
 from ..resolve import ResolvedMessage
 from .changes import (
     BACKWARD,
@@ -129,11 +128,11 @@ def diff_analyses(
     changes = compare(a, b)
     b_modes = _message_modes(b)
     a_modes = _message_modes(a)
+    catalog_mode = declared_mode(b.registry) or declared_mode(a.registry) or DEFAULT_MODE
     reports: list[Report] = []
     for c in changes.sorted():
-        m = mode or b_modes.get(c.message or "") or a_modes.get(c.message or "")
-        if m is None:
-            m = declared_mode(b.registry) or declared_mode(a.registry) or DEFAULT_MODE
+        key = c.message or ""
+        m = mode or b_modes.get(key) or a_modes.get(key) or catalog_mode
         reports.append(Report(c, base_mode(m), c.breaking(mode_directions(m), api_errors)))
     return reports
 
@@ -172,22 +171,16 @@ def compare(a: Analysis, b: Analysis) -> Changes:
     new_by_id = {k[1]: k for k in news if k not in olds}
     pairs: list[tuple[tuple[str, str], tuple[str, str]]] = [(k, k) for k in olds if k in news]
     pairs += [(old_by_id[i], new_by_id[i]) for i in old_by_id if i in new_by_id]
-    moved = {p[0] for p in pairs}
+    paired_old = {p[0] for p in pairs}
+    paired_new = {p[1] for p in pairs}
     for key in olds:
-        if key not in moved:
+        if key not in paired_old:
             m = olds[key][0]
-            file, pointer = split_location(m.location)
-            out.add(
-                "XRG500",
-                new_file,
-                pointer,
-                m.id,
-                f"message {m.id!r} removed: NEW consumers no longer accept it",
-                BACKWARD,
-            )
-    moved_new = {p[1] for p in pairs}
+            _, pointer = split_location(m.location)
+            text = f"message {m.id!r} removed: NEW consumers no longer accept it"
+            out.add("XRG500", new_file, pointer, m.id, text, BACKWARD)
     for key in news:
-        if key not in moved_new:
+        if key not in paired_new:
             m = news[key][0]
             file, pointer = split_location(m.location)
             if olds:
@@ -198,32 +191,22 @@ def compare(a: Analysis, b: Analysis) -> Changes:
     payloads = PayloadComparer()
     for ok, nk in pairs:
         (om, orm), (nm, nrm) = olds[ok], news[nk]
-        file, base = split_location(nm.location)
-
-        def put(
-            f: Finding,
-            at: str | None = None,
-            *,
-            mid: str = nm.id,
-            file: str = file,
-            base: str = base,
-        ) -> None:
-            if at is None:
-                out.add(f.code, file, base + f.path, mid, f"{mid}: {f.text}", f.breaks)
-            else:
-                sfile, sptr = split_location(at)
-                out.add(f.code, sfile, sptr + f.path, mid, f"{mid}: payload {f.text}", f.breaks)
-
-        for f in compare_envelope(om, nm):
-            put(f)
-        for f in compare_protocol(om, nm):
-            put(f)
+        where = split_location(nm.location)
+        for f in (*compare_envelope(om, nm), *compare_protocol(om, nm)):
+            _put(out, nm.id, where, f)
         for at, f in payloads.compare(orm.schema if orm else None, nrm.schema if nrm else None):
-            put(f, at)
+            _put(out, nm.id, where, f, at)
     if a.catalog is not None and b.catalog is not None:
         out.extend(compare_api(a.catalog, b.catalog, pairs, new_file))
     return out
 
 
-def message_pointer(group: str, message: str) -> str:
-    return ptr("messagegroups", group, "messages", message)
+def _put(out: Changes, mid: str, where: tuple[str, str], f: Finding, at: str | None = None) -> None:
+    """Place a finding: relative to the message (``where``: its file and pointer), or to the
+    payload schema at location ``at``."""
+    if at is None:
+        file, base = where
+        out.add(f.code, file, base + f.path, mid, f"{mid}: {f.text}", f.breaks)
+    else:
+        file, base = split_location(at)
+        out.add(f.code, file, base + f.path, mid, f"{mid}: payload {f.text}", f.breaks)
