@@ -285,3 +285,16 @@ def test_against_a_revision_file_and_split_folder(
     assert code == 2 and err.startswith(
         "HEAD:catalogs/shop.json#/messagegroups/com.ex.shop/messages/com.ex.Ping"
     ), err
+
+
+def test_every_diff_code_is_documented() -> None:
+    import re
+
+    root = HERE.parents[1]
+    used = set()
+    for path in (root / "generator" / "diff").glob("*.py"):
+        used |= set(re.findall(r'"(XRG5\d\d)"', path.read_text()))
+    table = (root / "docs" / "diagnostics.md").read_text()
+    rules = (root / "docs" / "diff.md").read_text()
+    assert used and all(f"| {code} |" in table for code in used), used
+    assert all(code in rules for code in used), [c for c in used if c not in rules]
