@@ -22,6 +22,7 @@ from ..diagnostics import pointer as ptr
 from .changes import BACKWARD, BOTH, FORWARD, NEITHER, Finding
 from .templates import compare_value
 
+_CASELESS_HEADERS = frozenset({"HTTP", "NATS"})
 _TRANSIT = frozenset({"qos", "retain", "message_expiry_interval", "partition", "event_time"})
 
 
@@ -37,12 +38,19 @@ def compare_protocol(old: ir.Message, new: ir.Message) -> list[Finding]:
         if b is None:
             return [Finding("XRG532", "/protocol", f"no longer bound to protocol {a}", FORWARD)]
         return [Finding("XRG530", "/protocol", f"protocol changed from {a} to {b}", BOTH)]
-    olds = {o.path: o for o in old.options}
-    news = {o.path: o for o in new.options}
+    olds = {_key(a, o.path): o for o in old.options}
+    news = {_key(b, o.path): o for o in new.options}
     out: list[Finding] = []
     for path in sorted(olds.keys() | news.keys()):
         out.extend(_option(path, olds.get(path), news.get(path)))
     return out
+
+
+def _key(protocol: str | None, path: tuple[str, ...]) -> tuple[str, ...]:
+    """Header names are case-insensitive on HTTP and NATS (the dispatcher matches them so)."""
+    if protocol in _CASELESS_HEADERS and len(path) == 2 and path[0] == "headers":
+        return (path[0], path[1].lower())
+    return path
 
 
 def _option(
