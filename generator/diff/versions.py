@@ -88,26 +88,26 @@ def diff_versions(sources: Sequence[str], *, mode: str | None = None) -> DiffRes
     ``mode``, else the schema's declared ``compatibility``; schemas that declare none make no
     statement (the spec says not to check them) and are checked only with ``mode``."""
     from ..api import analyze
+    from ..load import paused_gc
     from . import DiffResult, Report
 
-    an = analyze(sources)
+    with paused_gc():
+        an = analyze(sources)
     errors = Diagnostics(d for d in an.diagnostics if d.severity == "error")
     if errors.has_errors or an.registry is None:
         return DiffResult([], errors)
     changes = Changes()
-    modes: dict[tuple[str, str], str] = {}
+    modes: dict[str, str] = {}  # "group/schema" -> mode
     for gid, group in an.registry.schemagroups.items():
         for sid, entry in group.schemas.items():
             declared = mode or entry_mode(entry)
             if declared is None or len(entry.versions) < 2:
                 continue
-            modes[(gid, sid)] = declared
+            modes[f"{gid}/{sid}"] = declared
             _check_schema(gid, sid, entry, declared.endswith("_transitive"), changes)
     reports = []
     for c in changes.sorted():
-        key = c.message.split("/", 1) if c.message else None
-        m = modes.get((key[0], key[1])) if key and len(key) == 2 else None
-        m = m or mode or "backward"
+        m = modes.get(c.message or "") or mode or "backward"
         reports.append(Report(c, base_mode(m), c.breaking(mode_directions(m))))
     checked = sorted({base_mode(m) for m in modes.values()})
     summary = ", ".join(checked) or "none (no schema declares a compatibility; use --mode)"
