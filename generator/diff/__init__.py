@@ -14,8 +14,7 @@ breaks what it breaks.
 Modes: ``backward`` (consumers built from NEW read what producers built from OLD write),
 ``forward`` (consumers built from OLD read what producers built from NEW write), ``full`` (both),
 ``none`` (nothing breaks). The mode of a message is ``--mode``, else the ``compatibility`` its
-NEW (else OLD) payload schema resource declares, else the one every declaring schema resource
-of the catalog agrees on, else ``backward``.
+NEW (else OLD) payload schema resource declares, else the catalog's (``catalog_mode``).
 """
 
 from __future__ import annotations
@@ -112,27 +111,41 @@ def _diff_catalogs(
     errors = Diagnostics(d for d in (*a.diagnostics, *b.diagnostics) if d.severity == "error")
     if errors.has_errors:
         return DiffResult([], errors)
-    from .versions import declared_mode
+    reports = diff_analyses(a, b, mode=mode, api_errors=api_errors)
+    # the summary names the modes of the reports, or the one that applied when there are none
+    default = mode or (catalog_mode(a, b) if not reports else DEFAULT_MODE)
+    return DiffResult(reports, mode=base_mode(default))
 
-    default = mode or declared_mode(b.registry) or declared_mode(a.registry) or DEFAULT_MODE
-    return DiffResult(
-        diff_analyses(a, b, mode=mode, api_errors=api_errors), mode=base_mode(default)
+
+def catalog_mode(a: Analysis, b: Analysis) -> str:
+    """The mode of messages whose schema declares none: the ``compatibility`` NEW's (else
+    OLD's) document declares at its root, else the one every schema resource that declares
+    one agrees on, else backward."""
+    from .versions import declared_mode, registry_mode
+
+    return (
+        registry_mode(b.catalog.sources if b.catalog else ())
+        or registry_mode(a.catalog.sources if a.catalog else ())
+        or declared_mode(b.registry)
+        or declared_mode(a.registry)
+        or DEFAULT_MODE
     )
 
 
 def diff_analyses(
     a: Analysis, b: Analysis, *, mode: str | None = None, api_errors: bool = False
 ) -> list[Report]:
-    from .versions import declared_mode
-
     changes = compare(a, b)
     b_modes = _message_modes(b)
     a_modes = _message_modes(a)
-    catalog_mode = declared_mode(b.registry) or declared_mode(a.registry) or DEFAULT_MODE
+    fallback: list[str] = []  # the catalog's mode, read when a change needs it
     reports: list[Report] = []
     for c in changes.sorted():
         key = c.message or ""
-        m = mode or b_modes.get(key) or a_modes.get(key) or catalog_mode
+        m = mode or b_modes.get(key) or a_modes.get(key)
+        if m is None:
+            fallback = fallback or [catalog_mode(a, b)]
+            m = fallback[0]
         reports.append(Report(c, base_mode(m), c.breaking(mode_directions(m), api_errors)))
     return reports
 

@@ -11,6 +11,7 @@ resource's order (numeric ids by number), and a root names itself.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Diagnostics
@@ -53,6 +54,27 @@ def entry_mode(entry: SchemaEntry) -> str | None:
 def schema_mode(registry: Registry | None, uri: str | None) -> str | None:
     entry = schema_entry(registry, uri)
     return entry_mode(entry) if entry else None
+
+
+def registry_mode(sources: Sequence[str]) -> str | None:
+    """The ``compatibility`` a catalog document declares at its root (the last source that
+    declares one; a split-file folder's root ``index.json``; URLs are not fetched again)."""
+    from ..load import parse_text
+
+    found: str | None = None
+    for source in sources:
+        if "://" in source:
+            continue
+        path = Path(source)
+        path = path / "index.json" if path.is_dir() else path
+        try:
+            doc = parse_text(path.read_text(encoding="utf-8-sig"), path.suffix in (".yaml", ".yml"))
+        except Exception:  # unreadable here means unreadable for load too, which reported it
+            continue
+        value = doc.get("compatibility") if isinstance(doc, dict) else None
+        if is_mode(value):
+            found = str(value).strip().lower()
+    return found
 
 
 def declared_mode(registry: Registry | None) -> str | None:
