@@ -42,7 +42,9 @@ def compare_protocol(old: ir.Message, new: ir.Message) -> list[Finding]:
     news = {_key(b, o.path): o for o in new.options}
     out: list[Finding] = []
     for path in sorted(olds.keys() | news.keys()):
-        out.extend(_option(path, olds.get(path), news.get(path)))
+        o, n = olds.get(path), news.get(path)
+        if o != n:
+            out.extend(_option(path, o, n))
     return out
 
 
