@@ -26,6 +26,7 @@ if (
 ):  # the heavy stages (black, datamodel-code-generator) load only when needed
     from .format import Formatter
     from .limits import Limits
+    from .registry import Registry
     from .resolve import Resolved
 
 #: called with (stage, done, total) while files are formatted, for progress displays
@@ -39,6 +40,8 @@ class Analysis:
     diagnostics: Diagnostics
     #: the unexpected exception reported as XRG90x, for ``--debug``
     error: BaseException | None = None
+    #: the stacked catalog as loaded (schema resources with their versions, for ``xrgen diff``)
+    registry: Registry | None = None
 
 
 @dataclass(slots=True)
@@ -172,7 +175,7 @@ def _analyze(
         overlap.check(catalog, diags)
     if strict:
         diags = diags.strict()
-    return Analysis(resolved, catalog, diags)
+    return Analysis(resolved, catalog, diags, registry=registry)
 
 
 def generate(

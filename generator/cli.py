@@ -156,6 +156,9 @@ def _parser() -> argparse.ArgumentParser:
     i = sub.add_parser("inspect", help="print the resolved messages")
     common(i)
     i.add_argument("--json", action="store_true", help="as JSON")
+    from .diff.command import add_parser as add_diff
+
+    add_diff(sub)
     return p
 
 
@@ -172,6 +175,8 @@ def _exit_code(diags: Diagnostics) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "diff":
+        return _diff(args)
     try:
         settings = config.load(args.config).merged(
             catalogs=args.catalogs,
@@ -226,6 +231,22 @@ def _limits(settings: config.Settings) -> Limits:
     return Limits(
         max_document_bytes=settings.max_document_bytes, fetch_timeout=settings.fetch_timeout
     )
+
+
+def _diff(args: argparse.Namespace) -> int:
+    from .diff.command import DiffUsageError, run
+
+    try:
+        configured = config.load(args.config).catalogs if not args.catalogs else []
+        outcome = run(args, configured)
+    except (DiffUsageError, config.ConfigError) as e:
+        print(f"xrgen: error: {e}", file=sys.stderr)
+        return 2
+    for line in outcome.stdout:
+        print(line)
+    for line in outcome.stderr:
+        print(line, file=sys.stderr)
+    return outcome.code
 
 
 def _generate(
