@@ -154,12 +154,14 @@ def _message_modes(an: Analysis) -> dict[str, str]:
     from .versions import schema_mode
 
     out: dict[str, str] = {}
-    if an.catalog is None:
+    if an.resolved is None:
         return out
-    for m in an.catalog.messages():
-        declared = schema_mode(an.registry, m.dataschemauri)
-        if declared is not None:
-            out[m.id] = declared
+    for g in an.resolved.groups:
+        for rm in g.messages:
+            uri = rm.data.get("dataschemauri")
+            declared = schema_mode(an.registry, uri if isinstance(uri, str) else None)
+            if declared is not None:
+                out[rm.id] = declared
     return out
 
 
