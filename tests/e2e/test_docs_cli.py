@@ -1,5 +1,5 @@
 """docs/cli.md and ``--help`` agree: every flag of every command is in its section of the page,
-and every flag the page names exists."""
+and every flag the page (or the README) names exists."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "cli.md"
@@ -60,8 +62,10 @@ def test_every_command_has_a_section_listing_exactly_its_flags() -> None:
         assert documented <= wanted, f"docs/cli.md `{name}` lists {sorted(documented - wanted)}, which --help does not have"
 
 
-def test_every_flag_the_page_names_exists() -> None:
+@pytest.mark.parametrize("page", ["docs/cli.md", "README.md"])
+def test_every_flag_the_page_names_exists(page: str) -> None:
     known = {f for c in ["", *_commands()] for f in _help_flags(_help(*([c] if c else [])))}
-    text = re.sub(r"https?://\S+|python -m", "", DOC.read_text())  # python's own -m
+    text = re.sub(r"https?://\S+|python -m", "", (ROOT / page).read_text())  # python's own -m
     named = set(FLAG.findall(text))
-    assert named <= known, f"docs/cli.md names flags xrgen does not have: {sorted(named - known)}"
+    assert named, page
+    assert named <= known, f"{page} names flags xrgen does not have: {sorted(named - known)}"
