@@ -1,4 +1,8 @@
-"""Run every benchmark script in bench/ one after another (``make bench``)."""
+"""Run every benchmark script in bench/ one after another (``make bench``).
+
+``spark_codegen_sizes.py`` is a diagnostic tool (it takes catalogs as arguments), not a
+benchmark, and is not run here.
+"""
 
 import subprocess
 import sys
@@ -7,6 +11,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 for script in [
     "bench_generate.py",
+    "bench_package.py",
     "bench_codecs.py",
     "bench_dispatch.py",
     "bench_templates.py",
