@@ -10,7 +10,7 @@ import hashlib
 import os
 import pickle
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
@@ -86,6 +86,8 @@ def generate(
     strict: bool = False,
     spark: bool = True,
     pyproject: bool = False,
+    avro_framing: str = "plain",
+    avro_framing_messages: Mapping[str, str] | None = None,
     formatter: Formatter | None = None,
     progress: Progress | None = None,
 ) -> Result:
@@ -98,15 +100,16 @@ def generate(
         from .format import Formatter
 
         formatter = Formatter()
+    framing = (avro_framing, tuple(sorted((avro_framing_messages or {}).items())))
     key = (
-        _run_key(sources, package, strict, spark, pyproject)
+        _run_key(sources, package, strict, spark, pyproject, framing)
         if formatter.use_cache
         else None
     )
     cached = _load_run(formatter.path.parent, key)
     if cached is not None:
         return cached
-    result = _generate(sources, package, strict, spark, pyproject, formatter, progress)
+    result = _generate(sources, package, strict, spark, pyproject, framing, formatter, progress)
     _save_run(formatter.path.parent, key, result)
     return result
 
@@ -117,6 +120,7 @@ def _generate(
     strict: bool,
     spark: bool,
     pyproject: bool,
+    framing: tuple[str, tuple[tuple[str, str], ...]],
     fmt: Formatter,
     progress: Progress | None,
 ) -> Result:
@@ -131,6 +135,8 @@ def _generate(
         spark=spark,
         pyproject=pyproject,
         version=__version__,
+        avro_framing=framing[0],
+        avro_framing_messages=framing[1],
     )
     parallel = (
         max(len(catalog.payloads), len(catalog.messages())) >= PARALLEL_MODELS_MIN
@@ -367,7 +373,7 @@ def _fingerprint_tree(h: Any, root: Path) -> None:
             h.update(f"{p.relative_to(root)}:{st.st_size}:{st.st_mtime_ns}\n".encode())
 
 
-def _run_key(sources: Sequence[str], package: str, *flags: bool) -> str | None:
+def _run_key(sources: Sequence[str], package: str, *flags: object) -> str | None:
     """Hash of everything a run depends on; ``None`` (no caching) for URL sources."""
     import importlib.metadata
 

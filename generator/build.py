@@ -22,7 +22,7 @@ import json
 import re
 from typing import Any
 
-from . import ir
+from . import formats, ir
 from .diagnostics import Diagnostics
 from .naming import Scope, last_segment, pascal, snake
 from .resolve import Resolved, ResolvedMessage, ResolvedSchema
@@ -178,7 +178,8 @@ class _Builder:
         if sch is None:
             return None
         file, _, ptr = rm.location.partition("#")
-        if sch.family not in ("json", "avro"):
+        fmt = formats.module(sch.family)
+        if fmt is None or not fmt.MODELED:
             self.d.warning(
                 "XRG220",
                 file,
@@ -187,12 +188,13 @@ class _Builder:
             )
             return None
         ct = _declared_content_type(rm.data)
-        if not is_json_content_type(ct):
+        if formats.wire_format(sch.family, ct) is None:
+            own = fmt.CONTENT_TYPE
             self.d.warning(
                 "XRG221",
                 file,
                 ptr,
-                f"datacontenttype {ct!r} is not JSON; the payload stays bytes (models serialize as JSON)",
+                f"datacontenttype {ct!r} is neither JSON nor {own!r} ({fmt.TITLE}); the payload stays bytes",
             )
             return None
         key = self.schema_keys.get(id(sch.schema))

@@ -10,12 +10,15 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 #: the file read when ``--config`` is not given (absent: defaults only)
 DEFAULT_FILE = "pyproject.toml"
+
+
+AvroFraming = Literal["plain", "single-object", "confluent"]
 
 
 class ConfigError(Exception):
@@ -39,6 +42,10 @@ class Settings(BaseModel):
     strict: bool = False
     #: also write ``out/pyproject.toml``
     pyproject: bool = False
+    #: framing of Avro binary payloads: ``plain``, ``single-object`` or ``confluent``
+    avro_framing: AvroFraming = "plain"
+    #: per-message framing: message id -> framing
+    avro_framing_messages: dict[str, AvroFraming] = {}
 
     @field_validator("catalogs", mode="before")
     @classmethod

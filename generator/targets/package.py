@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 from typing import Any
 
-from .. import ir
+from .. import formats, ir
 from ..literals import comment, docstring, docstring_text, py_str
 from ..render import runtime_modules
 from . import Options, OutputFile
@@ -20,6 +20,9 @@ from .views import (
     option_defs,
     schemaformat,
 )
+
+#: format family -> its codec module in ``xrgen_runtime.formats``
+RUNTIME_CODECS = {"avro": "avro", "protobuf": "protobuf", "xsd": "xml"}
 
 
 def header(options: Options) -> str:
@@ -35,7 +38,7 @@ def plan(catalog: ir.Catalog, options: Options) -> list[OutputFile]:
             "python/__init__.py.j2",
             init_context(catalog, options, head),
         ),
-        OutputFile(PurePosixPath("_defs.py"), "python/_defs.py.j2", defs_context(catalog, head)),
+        OutputFile(PurePosixPath("_defs.py"), "python/_defs.py.j2", defs_context(catalog, head, options)),
         OutputFile(
             PurePosixPath("producer.py"), "python/producer.py.j2", producer_context(catalog, head)
         ),
@@ -57,7 +60,7 @@ def plan(catalog: ir.Catalog, options: Options) -> list[OutputFile]:
     return files
 
 
-def defs_context(catalog: ir.Catalog, head: str) -> dict[str, Any]:
+def defs_context(catalog: ir.Catalog, head: str, options: Options) -> dict[str, Any]:
     defs = []
     for m in catalog.messages():
         defs.append(
@@ -77,6 +80,7 @@ def defs_context(catalog: ir.Catalog, head: str) -> dict[str, Any]:
                 "model": model_ref(m),
             }
         )
+    codecs, codec_imports = payload_codecs(catalog, options)
     groups = [
         {
             "const": g.defs_const,
@@ -85,7 +89,34 @@ def defs_context(catalog: ir.Catalog, head: str) -> dict[str, Any]:
         }
         for g in catalog.groups
     ]
-    return {"header": head, "defs": defs, "groups": groups}
+    return {
+        "header": head,
+        "defs": defs,
+        "groups": groups,
+        "codecs": codecs,
+        "codec_imports": codec_imports,
+    }
+
+
+def payload_codecs(catalog: ir.Catalog, options: Options) -> tuple[list[dict[str, str]], list[str]]:
+    """``register(model, codec)`` calls for payloads that travel in a format other than JSON
+    (``formats/<format>.runtime_codec``), and the import lines they need."""
+    codecs: list[dict[str, str]] = []
+    imports: set[str] = set()
+    messages = catalog.messages()
+    for p in catalog.payloads:
+        module = formats.module(p.format)
+        factory = getattr(module, "runtime_codec", None)
+        if factory is None:
+            continue
+        mine = [m for m in messages if m.payload is not None and m.payload.key == p.key]
+        made = factory(p, mine, options)
+        if made is None:
+            continue
+        name, call = made
+        imports.add(f"from xrgen_runtime.formats.{RUNTIME_CODECS[p.format]} import {name}")
+        codecs.append({"model": f"models.{p.model_name}", "codec": call})
+    return codecs, sorted(imports)
 
 
 def _extension_param(a: ir.Attribute) -> str:

@@ -31,6 +31,8 @@ ALLOWED_MODULES = {
     "typing",
     "uuid",
     "pydantic",
+    # Avro field types that hold what the wire holds (float32, milliseconds)
+    "xrgen_runtime.formats.avro",
 }
 
 
