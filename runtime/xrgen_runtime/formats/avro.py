@@ -118,6 +118,7 @@ class AvroCodec:
         #: subject -> schema id; schema id -> parsed writer schema
         self._ids: dict[str, int] = {}
         self._writers: dict[int, Any] = {}
+        self._cached_for: Any = None
 
     # ------------------------------------------------------------------ schema facts
 
@@ -162,14 +163,19 @@ class AvroCodec:
 
     def _client(self) -> Any:
         client = self.registry if self.registry is not None else _registry
+        if client is not self._cached_for:
+            # ids belong to a registry: another registry starts empty caches
+            self._ids.clear()
+            self._writers.clear()
+            self._cached_for = client
         return client
 
     def schema_id(self, subject: str) -> int:
         """The registry's id of the schema under ``subject`` (registered once, then cached)."""
+        client = self._client()
         known = self._ids.get(subject)
         if known is not None:
             return known
-        client = self._client()
         if client is None:
             raise ValueError(
                 "Confluent-framed Avro needs a schema registry: "
@@ -240,12 +246,12 @@ class AvroCodec:
             raise ValueError(str(exc)) from None
 
     def _writer(self, schema_id: int) -> Any:
-        known = self._writers.get(schema_id)
-        if known is not None:
-            return known
         client = self._client()
         if client is None:
             return self.parsed
+        known = self._writers.get(schema_id)
+        if known is not None:
+            return known
         try:
             registered = json.loads(client.get_schema(schema_id).schema_str)
             same = registered == self.schema
