@@ -22,7 +22,6 @@ from uuid import UUID
 import fastavro
 import pytest
 from fastavro.schema import fingerprint, to_parsing_canonical_form
-
 from xrgen_runtime import formats
 from xrgen_runtime.formats import avro as avro_format
 
@@ -131,8 +130,8 @@ def test_every_binding_and_mode_dispatches_the_model(shop: ModuleType, binding: 
         wire = codec.encode(event, mode=mode, **route)
         got: list[Any] = []
         dead: list[Any] = []
-        d = shop.consumer.Dispatcher(dead_letter=lambda w, r, detail: dead.append((r, detail)))
-        d.on(message_id)(lambda ev, params: got.append(ev))
+        d = shop.consumer.Dispatcher(dead_letter=lambda w, r, detail, dead=dead: dead.append((r, detail)))
+        d.on(message_id)(lambda ev, params, got=got: got.append(ev))
         assert d.dispatch(wire), dead
         assert not dead
         (ev,) = got
