@@ -30,6 +30,7 @@ ALWAYS_RESERVED = frozenset(
         "Field",
     }
     | {"RootModel", "UUID", "date", "datetime", "time", "TimestampMillis", "TimeMillis", "Float32"}
+    | {"Int32", "Int64"}
 )
 
 

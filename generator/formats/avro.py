@@ -171,6 +171,8 @@ _PY_LOGICAL = {
     "uuid": ("uuid", "UUID"),
     "decimal": ("decimal", "Decimal"),
 }
+#: Avro primitives whose model type holds exactly what the wire holds (xrgen_runtime.formats.avro)
+_RUNTIME_TYPES = {"int": "Int32", "long": "Int64", "float": "Float32"}
 _NAMED = ("record", "error", "enum", "fixed")
 _BASEMODEL_ATTRS = frozenset(
     n for n in dir(__import__("pydantic").BaseModel) if not n.startswith("__")
@@ -415,8 +417,8 @@ class _AvroModule:
         if isinstance(schema, list):
             return self._union(schema, parsed)
         if isinstance(schema, str):
-            if schema == "float":
-                return self.imports.use("xrgen_runtime.formats.avro", "Float32")
+            if schema in _RUNTIME_TYPES:
+                return self.imports.use("xrgen_runtime.formats.avro", _RUNTIME_TYPES[schema])
             if schema in _PY_PRIMITIVES:
                 return _PY_PRIMITIVES[schema]
             node = parsed.named[schema]
@@ -431,7 +433,7 @@ class _AvroModule:
             return f"dict[str, {self._type(schema['values'], parsed)}]"
         if logical in _PY_LOGICAL and _logical_fits(logical, kind):
             return self._logical(logical, schema)
-        return self._type(kind, parsed) if kind == "float" else _PY_PRIMITIVES[kind]
+        return self._type(kind, parsed) if kind in _RUNTIME_TYPES else _PY_PRIMITIVES[kind]
 
     def _union(self, branches: list[Any], parsed: _AvroSchema) -> str:
         out: list[str] = []

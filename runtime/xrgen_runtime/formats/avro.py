@@ -32,9 +32,10 @@ from collections.abc import Mapping
 from datetime import datetime, time
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ValidationError
+from pydantic import AfterValidator, BaseModel, Field, ValidationError
 
 from .._core import Event, KafkaBinding
+from ._avro_compile import Unsupported, compile_codec
 
 __all__ = [
     "FRAMINGS",
@@ -58,6 +59,9 @@ def _float32(value: float) -> float:
         raise ValueError(f"{value!r} does not fit a 32-bit Avro float") from None
 
 
+#: an integer that fits Avro ``int`` (32-bit) / ``long`` (64-bit) (model field types)
+Int32 = Annotated[int, Field(ge=-(2**31), le=2**31 - 1)]
+Int64 = Annotated[int, Field(ge=-(2**63), le=2**63 - 1)]
 #: a number as Avro ``float`` holds it: 32-bit (model field type)
 Float32 = Annotated[float, AfterValidator(_float32)]
 #: a datetime as Avro ``timestamp-millis`` holds it: whole milliseconds (model field type)
@@ -112,6 +116,7 @@ class AvroCodec:
         self.framing_by_type = dict(framing_by_type or {})
         self.registry = registry
         self._parsed: Any = None
+        self._codec: tuple[Any, Any] | None = None
         self._fingerprint: bytes | None = None
         self._validate = model.__pydantic_validator__.validate_python
         self._dump = model.__pydantic_serializer__.to_python
@@ -195,23 +200,48 @@ class AvroCodec:
 
     # ------------------------------------------------------------------ codec
 
-    def encode(self, model: BaseModel, event: Event[Any] | None = None) -> bytes:
-        datum = self._dump(model, by_alias=True)
+    def _compiled(self) -> tuple[Any, Any]:
+        """The schema's compiled ``(encode, decode)`` (``_avro_compile``), or fastavro's."""
+        if self._codec is None:
+            try:
+                self._codec = compile_codec(self.parsed)
+            except Unsupported:
+                self._codec = (self._fastavro_encode, self._fastavro_decode)
+        return self._codec
+
+    def _fastavro_encode(self, datum: Any) -> bytes:
         out = io.BytesIO()
-        framing = self.framing_of(event)
-        if framing == "single-object":
-            out.write(_SINGLE_OBJECT + self.fingerprint)
-        elif framing == "confluent":
-            out.write(
-                _CONFLUENT + struct.pack(">I", self.schema_id(self.subject(event)))
-            )
         try:
             _fastavro().schemaless_writer(out, self.parsed, datum)
         except (ValueError, TypeError, KeyError, AttributeError) as exc:
-            raise ValueError(
-                f"{type(model).__name__} does not fit its Avro schema: {exc}"
-            ) from None
+            raise ValueError(f"value does not fit the Avro schema: {exc}") from None
         return out.getvalue()
+
+    def _fastavro_decode(self, data: bytes, writer: Any = None) -> Any:
+        buf = io.BytesIO(data)
+        try:
+            datum = _fastavro().schemaless_reader(
+                buf, writer or self.parsed, None if writer is None else self.parsed
+            )
+        except Exception as exc:  # fastavro raises many kinds for corrupt input
+            raise ValueError(f"not Avro binary of the schema: {exc!r}") from None
+        if buf.tell() != len(data):
+            raise ValueError(f"{len(data) - buf.tell()} bytes after the Avro datum")
+        return datum
+
+    def encode(self, model: BaseModel, event: Event[Any] | None = None) -> bytes:
+        encode = self._codec[0] if self._codec is not None else self._compiled()[0]
+        try:
+            body: bytes = encode(self._dump(model, by_alias=True))
+        except ValueError as exc:
+            raise ValueError(f"{type(model).__name__}: {exc}") from None
+        framing = self.framing_of(event) if self.framing_by_type else self.framing
+        if framing == "plain":
+            return body
+        if framing == "single-object":
+            return _SINGLE_OBJECT + self.fingerprint + body
+        sid = self.schema_id(self.subject(event))
+        return _CONFLUENT + struct.pack(">I", sid) + body
 
     def decode(self, data: bytes, event: Event[Any] | None = None) -> BaseModel:
         framing = self.framing_of(event)
@@ -230,16 +260,11 @@ class AvroCodec:
                 raise ValueError("not the Confluent wire format (no magic byte 0)")
             writer = self._writer(struct.unpack(">I", view[1:5])[0])
             view = view[5:]
-        buf = io.BytesIO(view)
-        try:
-            if writer is self.parsed:
-                datum = _fastavro().schemaless_reader(buf, writer, None)
-            else:
-                datum = _fastavro().schemaless_reader(buf, writer, self.parsed)
-        except Exception as exc:  # fastavro raises many kinds for corrupt input
-            raise ValueError(f"not Avro binary of the schema: {exc!r}") from None
-        if buf.tell() != len(view):
-            raise ValueError(f"{len(view) - buf.tell()} bytes after the Avro datum")
+        if writer is self.parsed:
+            decode = self._codec[1] if self._codec is not None else self._compiled()[1]
+            datum = decode(bytes(view))
+        else:
+            datum = self._fastavro_decode(bytes(view), writer)
         try:
             return self._validate(datum)  # type: ignore[no-any-return]
         except ValidationError as exc:
