@@ -187,6 +187,12 @@ class _Builder:
                 f"payload schema format {sch.format or sch.family!r} is not modeled; data stays bytes",
             )
             return None
+        why = fmt.unusable(sch.schema) if hasattr(fmt, "unusable") else None
+        if why is not None:
+            self.d.warning(
+                "XRG220", file, ptr, f"{fmt.TITLE} payload is not modeled ({why}); data stays bytes"
+            )
+            return None
         ct = _declared_content_type(rm.data)
         if formats.wire_format(sch.family, ct) is None:
             own = fmt.CONTENT_TYPE
@@ -314,6 +320,8 @@ def _declared_content_type(data: dict[str, Any]) -> str | None:
 
 def _schema_name(sch: ResolvedSchema) -> str | None:
     s = sch.schema
+    if sch.family == "protobuf":
+        return formats.protobuf.root_message(s)
     if not isinstance(s, dict):
         return None
     for key in ("title", "name") if sch.family == "json" else ("name",):

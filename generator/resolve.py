@@ -189,6 +189,12 @@ class _Resolver:
         if isinstance(data.get("dataschema"), (dict, bool)):
             family = schema_format_family(fmt_s) or _guess_family(data["dataschema"])
             return ResolvedSchema(family, fmt_s, data["dataschema"], ent.location + "/dataschema")
+        embedded = data.get("dataschema")
+        if isinstance(embedded, str):
+            # text schemas (.proto, XSD) are embedded as strings
+            family = schema_format_family(fmt_s) or _guess_family(embedded)
+            if family in ("protobuf", "xsd"):
+                return ResolvedSchema(family, fmt_s, embedded, ent.location + "/dataschema")
         for attr in ("dataschemauri", "dataschemaxid"):
             ref = data.get(attr)
             if isinstance(ref, str) and ref:

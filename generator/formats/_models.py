@@ -30,7 +30,7 @@ ALWAYS_RESERVED = frozenset(
         "Field",
     }
     | {"RootModel", "UUID", "date", "datetime", "time", "TimestampMillis", "TimeMillis", "Float32"}
-    | {"Int32", "Int64"}
+    | {"Int32", "Int64", "UInt32", "UInt64"}
 )
 
 

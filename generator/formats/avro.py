@@ -171,7 +171,7 @@ _PY_LOGICAL = {
     "uuid": ("uuid", "UUID"),
     "decimal": ("decimal", "Decimal"),
 }
-#: Avro primitives whose model type holds exactly what the wire holds (xrgen_runtime.formats.avro)
+#: Avro primitives whose model type holds exactly what the wire holds (xrgen_runtime.formats)
 _RUNTIME_TYPES = {"int": "Int32", "long": "Int64", "float": "Float32"}
 _NAMED = ("record", "error", "enum", "fixed")
 _BASEMODEL_ATTRS = frozenset(
@@ -418,7 +418,7 @@ class _AvroModule:
             return self._union(schema, parsed)
         if isinstance(schema, str):
             if schema in _RUNTIME_TYPES:
-                return self.imports.use("xrgen_runtime.formats.avro", _RUNTIME_TYPES[schema])
+                return self.imports.use("xrgen_runtime.formats", _RUNTIME_TYPES[schema])
             if schema in _PY_PRIMITIVES:
                 return _PY_PRIMITIVES[schema]
             node = parsed.named[schema]

@@ -47,6 +47,7 @@ def plan(catalog: ir.Catalog, options: Options) -> list[OutputFile]:
         ),
         OutputFile(PurePosixPath("py.typed"), text="", python=False),
     ]
+    files += _proto_modules(catalog, head)
     for module in runtime_modules():
         path = PurePosixPath(*module.split("."))
         path = path / "__init__.py" if "." not in module else path.with_suffix(".py")
@@ -57,6 +58,19 @@ def plan(catalog: ir.Catalog, options: Options) -> list[OutputFile]:
             "has_all": "." in module,
         }
         files.append(OutputFile(path, "python/reexport.py.j2", context))
+    return files
+
+
+def _proto_modules(catalog: ir.Catalog, head: str) -> list[OutputFile]:
+    """``_proto/``: the modules protoc compiled from the catalog's .proto schemas."""
+    modules = formats.protobuf.output_files(catalog.payloads)
+    if not modules:
+        return []
+    doc = docstring_text("Protobuf modules compiled by protoc from the catalog's .proto schemas.")
+    files = [OutputFile(PurePosixPath("_proto", "__init__.py"), text=f'{head}\n"""{doc}"""\n')]
+    for path, text in sorted(modules.items()):
+        source = formats.protobuf.module_source(text, head)
+        files.append(OutputFile(PurePosixPath(path), text=source, preformatted=True))
     return files
 
 

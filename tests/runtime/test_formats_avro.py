@@ -21,6 +21,7 @@ from uuid import UUID
 
 import fastavro
 import pytest
+from acme_samples import ROUTES
 from fastavro.schema import fingerprint, to_parsing_canonical_form
 from xrgen_runtime import formats
 from xrgen_runtime.formats import avro as avro_format
@@ -29,16 +30,7 @@ CATALOG = Path(__file__).resolve().parents[2] / "catalogs" / "avro" / "catalog.j
 PLACED = "com.example.shop.OrderPlaced"
 SHIPPED = "com.example.shop.OrderShipped"
 NOTED = "com.example.shop.OrderNoted"
-BINDINGS = ("kafka", "amqp", "mqtt", "nats", "http", "pulsar", "rocketmq")
-ROUTES = {
-    "kafka": {"topic": "t"},
-    "amqp": {"address": "q"},
-    "mqtt": {"topic": "t"},
-    "nats": {"subject": "s"},
-    "http": {"method": "POST", "path": "/p"},
-    "pulsar": {"topic": "t"},
-    "rocketmq": {"topic": "t"},
-}
+BINDINGS = tuple(sorted(ROUTES))
 ORDER = {
     "orderId": "6f1c1d3e-0b7a-4c55-9a43-0d5e3d2f1a10",
     "placedAt": "2024-05-01T10:00:00.123456Z",

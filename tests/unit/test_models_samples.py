@@ -32,6 +32,7 @@ ALLOWED_MODULES = {
     "uuid",
     "pydantic",
     # Avro field types that hold what the wire holds (float32, milliseconds)
+    "xrgen_runtime.formats",
     "xrgen_runtime.formats.avro",
 }
 

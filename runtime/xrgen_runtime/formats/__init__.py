@@ -23,14 +23,20 @@ module in ``xrgen/formats``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+import struct
+from typing import TYPE_CHECKING, Annotated, Any, Protocol
 
-from pydantic import BaseModel
+from pydantic import AfterValidator, BaseModel, Field
 
 if TYPE_CHECKING:
     from .._core import Event
 
 __all__ = [
+    "Float32",
+    "Int32",
+    "Int64",
+    "UInt32",
+    "UInt64",
     "AVRO_MEDIA_TYPES",
     "PROTOBUF_MEDIA_TYPES",
     "PayloadCodec",
@@ -40,6 +46,23 @@ __all__ = [
     "register",
     "wire_format",
 ]
+
+
+def _float32(value: float) -> float:
+    """``value`` rounded to the nearest IEEE 754 single-precision number."""
+    try:
+        return float(struct.unpack("<f", struct.pack("<f", value))[0])
+    except OverflowError:
+        raise ValueError(f"{value!r} does not fit a 32-bit float") from None
+
+
+#: model field types that hold exactly what a binary format holds (Avro int/long/float,
+#: Protobuf int32/int64/uint32/uint64/float)
+Int32 = Annotated[int, Field(ge=-(2**31), le=2**31 - 1)]
+Int64 = Annotated[int, Field(ge=-(2**63), le=2**63 - 1)]
+UInt32 = Annotated[int, Field(ge=0, le=2**32 - 1)]
+UInt64 = Annotated[int, Field(ge=0, le=2**64 - 1)]
+Float32 = Annotated[float, AfterValidator(_float32)]
 
 
 class PayloadCodec(Protocol):

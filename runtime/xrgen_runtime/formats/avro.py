@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from datetime import datetime, time
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ValidationError
 
 from .._core import Event, KafkaBinding
 from ._avro_compile import Unsupported, compile_codec
@@ -51,19 +51,6 @@ def _millis(value: Any) -> Any:
     return value.replace(microsecond=value.microsecond // 1000 * 1000)
 
 
-def _float32(value: float) -> float:
-    """``value`` rounded to the nearest IEEE 754 single-precision number."""
-    try:
-        return float(struct.unpack("<f", struct.pack("<f", value))[0])
-    except OverflowError:
-        raise ValueError(f"{value!r} does not fit a 32-bit Avro float") from None
-
-
-#: an integer that fits Avro ``int`` (32-bit) / ``long`` (64-bit) (model field types)
-Int32 = Annotated[int, Field(ge=-(2**31), le=2**31 - 1)]
-Int64 = Annotated[int, Field(ge=-(2**63), le=2**63 - 1)]
-#: a number as Avro ``float`` holds it: 32-bit (model field type)
-Float32 = Annotated[float, AfterValidator(_float32)]
 #: a datetime as Avro ``timestamp-millis`` holds it: whole milliseconds (model field type)
 TimestampMillis = Annotated[datetime, AfterValidator(_millis)]
 #: a time of day as Avro ``time-millis`` holds it: whole milliseconds (model field type)
