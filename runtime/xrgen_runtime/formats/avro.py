@@ -111,6 +111,8 @@ class AvroCodec:
         self._ids: dict[str, int] = {}
         self._writers: dict[int, Any] = {}
         self._cached_for: Any = None
+        #: subject -> the 5-byte Confluent header
+        self._headers: dict[str, bytes] = {}
 
     # ------------------------------------------------------------------ schema facts
 
@@ -159,6 +161,7 @@ class AvroCodec:
             # ids belong to a registry: another registry starts empty caches
             self._ids.clear()
             self._writers.clear()
+            self._headers.clear()
             self._cached_for = client
         return client
 
@@ -227,8 +230,14 @@ class AvroCodec:
             return body
         if framing == "single-object":
             return _SINGLE_OBJECT + self.fingerprint + body
-        sid = self.schema_id(self.subject(event))
-        return _CONFLUENT + struct.pack(">I", sid) + body
+        subject = self.subject(event)
+        header = (
+            self._headers.get(subject) if self._cached_for is self._client() else None
+        )
+        if header is None:
+            header = _CONFLUENT + struct.pack(">I", self.schema_id(subject))
+            self._headers[subject] = header
+        return header + body
 
     def decode(self, data: bytes, event: Event[Any] | None = None) -> BaseModel:
         framing = self.framing_of(event)
