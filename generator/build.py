@@ -322,6 +322,8 @@ def _schema_name(sch: ResolvedSchema) -> str | None:
     s = sch.schema
     if sch.family == "protobuf":
         return formats.protobuf.root_message(s)
+    if sch.family == "xsd":
+        return formats.xsd.root_name(s)
     if not isinstance(s, dict):
         return None
     for key in ("title", "name") if sch.family == "json" else ("name",):
