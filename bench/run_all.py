@@ -17,6 +17,7 @@ for script in [
     "bench_templates.py",
     "bench_spark.py",
     "bench_diff.py",
+    "bench_formats.py",
 ]:
     if (HERE / script).exists():
         print(f"== {script}", flush=True)

@@ -22,7 +22,7 @@ import json
 import re
 from typing import Any
 
-from . import ir, protocols
+from . import formats, ir, protocols
 from .diagnostics import Diagnostics
 from .naming import Scope, last_segment, pascal, snake
 from .protocols import placeholders_of
@@ -105,7 +105,8 @@ class _Builder:
         if sch is None:
             return None
         file, _, ptr = rm.location.partition("#")
-        if sch.family not in ("json", "avro"):
+        fmt = formats.module(sch.family)
+        if fmt is None or not fmt.MODELED:
             self.d.warning(
                 "XRG220",
                 file,
@@ -113,13 +114,20 @@ class _Builder:
                 f"payload schema format {sch.format or sch.family!r} is not modeled; data stays bytes",
             )
             return None
+        why = fmt.unusable(sch.schema) if hasattr(fmt, "unusable") else None
+        if why is not None:
+            self.d.warning(
+                "XRG220", file, ptr, f"{fmt.TITLE} payload is not modeled ({why}); data stays bytes"
+            )
+            return None
         ct = _declared_content_type(rm.data)
-        if not is_json_content_type(ct):
+        if formats.wire_format(sch.family, ct) is None:
+            own = fmt.CONTENT_TYPE
             self.d.warning(
                 "XRG221",
                 file,
                 ptr,
-                f"datacontenttype {ct!r} is not JSON; the payload stays bytes (models serialize as JSON)",
+                f"datacontenttype {ct!r} is neither JSON nor {own!r} ({fmt.TITLE}); the payload stays bytes",
             )
             return None
         key = self.schema_keys.get(id(sch.schema))
@@ -201,6 +209,10 @@ def _declared_content_type(data: dict[str, Any]) -> str | None:
 
 def _schema_name(sch: ResolvedSchema) -> str | None:
     s = sch.schema
+    if sch.family == "protobuf":
+        return formats.protobuf.root_message(s)
+    if sch.family == "xsd":
+        return formats.xsd.root_name(s)
     if not isinstance(s, dict):
         return None
     for key in ("title", "name") if sch.family == "json" else ("name",):

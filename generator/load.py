@@ -44,7 +44,7 @@ from typing import Any
 
 import yaml
 
-from . import protocols
+from . import formats, protocols
 from .diagnostics import Diagnostics, pointer
 from .limits import (
     MAX_INT_DIGITS,
@@ -96,9 +96,6 @@ def paused_gc() -> Iterator[None]:
 # --------------------------------------------------------------------------------------------
 # format / protocol spelling helpers (used by validate and resolve)
 
-_JSON_NAMES = frozenset({"jsonschema", "json-schema", "json_schema", "json"})
-_AVRO_NAMES = frozenset({"avro", "apache-avro", "avsc"})
-_PROTO_NAMES = frozenset({"protobuf", "proto", "proto3", "proto2", "protocolbuffers"})
 _DRAFT_RE = re.compile(r"^(?:draft[-/_ ]?)?0?(\d)$|^(?:draft[-/_ ]?)?(20\d\d-\d\d)$")
 
 
@@ -109,20 +106,14 @@ def _split_format(s: str) -> tuple[str, str]:
 
 
 def schema_format_family(s: str | None) -> str | None:
-    """``"json"``, ``"avro"`` or ``"protobuf"`` for a schema format string in any common
-    spelling (``JsonSchema/draft-07``, ``JSONSchema/Draft-07``, ``jsonschema``, ``AVRO/1.11``,
-    ``Proto/3``, ...); ``None`` for other formats (XSD, JsonStructure, ...) or no string."""
+    """The family id (``"json"``, ``"avro"``, ``"protobuf"``, ``"xsd"``: see ``formats``) of a
+    schema format string in any common spelling (``JsonSchema/draft-07``, ``JSONSchema/Draft-07``,
+    ``jsonschema``, ``AVRO/1.11``, ``Proto/3``, ``XSD/1.1``, ...); ``None`` for other formats
+    (JsonStructure, ...) or no string."""
     if not isinstance(s, str) or not s.strip():
         return None
     name, _ = _split_format(s)
-    name = name.replace(" ", "")
-    if name in _JSON_NAMES:
-        return "json"
-    if name in _AVRO_NAMES:
-        return "avro"
-    if name in _PROTO_NAMES:
-        return "protobuf"
-    return None
+    return formats.family(name)
 
 
 def schema_format_version(s: str | None) -> str | None:

@@ -88,6 +88,7 @@ from ._core import (
     pct_decode,
     to_canonical,
 )
+from .formats import decode_payload, wire_format
 
 __all__ = [
     "DEAD_LETTER_REASONS",
@@ -596,7 +597,7 @@ class _Def:
             and isinstance(ct, str)
             and not is_json_content_type(ct)
         ):
-            raise _Invalid(f"{self.id}: content type {ct!r} is not JSON")
+            return self.payload_in_format(event, ct)
         if data is None:
             raise _Invalid(f"{self.id}: event has no data")
         try:
@@ -606,6 +607,29 @@ class _Def:
         except ValidationError as exc:
             raise _Invalid(f"{self.id}: {exc}") from None
         except Exception as exc:  # a model validator raising something unusual
+            raise _Invalid(f"{self.id}: {exc!r}") from None
+
+    def payload_in_format(self, event: Event[Any], content_type: str) -> object:
+        """The payload of a content type other than JSON, through the model's codec of that
+        format (``xrgen_runtime.formats``): Avro, Protobuf, XML."""
+        data = event.data
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+        elif data is not None and not isinstance(data, bytes):
+            raise _Invalid(
+                f"{self.id}: {content_type!r} data must be bytes (data_base64)"
+            )
+        if data is None:
+            if wire_format(content_type) != "protobuf":
+                raise _Invalid(f"{self.id}: event has no data")
+            data = b""  # the encoding of a Protobuf message with every field at its default
+        model = self.defn.model
+        assert model is not None  # a validator exists
+        try:
+            return decode_payload(model, data, content_type, event)
+        except ValueError as exc:
+            raise _Invalid(f"{self.id}: {exc}") from None
+        except Exception as exc:  # a codec or model validator raising something unusual
             raise _Invalid(f"{self.id}: {exc!r}") from None
 
 
