@@ -169,9 +169,6 @@ class _Builder:
                     kind=kind,
                     required=bool(spec.get("required", False)),
                     value=value,
-                    description=spec.get("description")
-                    if isinstance(spec.get("description"), str)
-                    else None,
                     placeholders=holders,
                     extension=name not in CE_CONTEXT,
                 )
@@ -242,9 +239,6 @@ def build(resolved: Resolved, diags: Diagnostics) -> ir.Catalog:
                 description=rg.data.get("description")
                 if isinstance(rg.data.get("description"), str)
                 else None,
-                envelope=rg.data.get("envelope")
-                if isinstance(rg.data.get("envelope"), str)
-                else None,
                 messages=tuple(messages),
                 common_placeholders=common,
                 producer_attrs=attrs,
@@ -284,9 +278,7 @@ def _message(b: _Builder, rm: ResolvedMessage, py_name: str, package_handler: st
             py = b.claim(params, rm.location, "attribute", snake(a.name))
             required = a.required or a.name == "source"  # CloudEvents requires a source
             free_ext.append(
-                ir.Attribute(
-                    a.name, a.kind, required, None, a.description, (), a.extension, py
-                )
+                ir.Attribute(a.name, a.kind, required, None, (), a.extension, py)
             )
         else:
             free_ext.append(a)
