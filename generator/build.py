@@ -177,9 +177,6 @@ class _Builder:
                     kind=kind,
                     required=bool(spec.get("required", False)),
                     value=value,
-                    description=spec.get("description")
-                    if isinstance(spec.get("description"), str)
-                    else None,
                     placeholders=holders,
                     extension=name not in CE_CONTEXT,
                 )
@@ -254,9 +251,6 @@ def build(resolved: Resolved, diags: Diagnostics) -> ir.Catalog:
                 description=rg.data.get("description")
                 if isinstance(rg.data.get("description"), str)
                 else None,
-                envelope=rg.data.get("envelope")
-                if isinstance(rg.data.get("envelope"), str)
-                else None,
                 messages=tuple(messages),
                 common_placeholders=common,
                 producer_attrs=attrs,
@@ -272,11 +266,19 @@ def _message(b: _Builder, rm: ResolvedMessage, py_name: str, package_handler: st
     proto = protocols.lookup(data.get("protocol"))
     opts = data.get("protocoloptions")
     options: tuple[ir.ProtocolOption, ...] = ()
+    file, _, ptr = rm.location.partition("#")
+    # an xref alias is its target's definition: warned once, at the target
+    diags = b.d if rm.alias_of is None else None
     if proto is not None and isinstance(opts, dict):
-        file, _, ptr = rm.location.partition("#")
-        # an xref alias is its target's definition: warned once, at the target
-        diags = b.d if rm.alias_of is None else None
         options = protocols.to_ir(proto, opts, file, ptr + "/protocoloptions", diags)
+    elif opts and diags is not None and not isinstance(data.get("protocol"), str):
+        diags.warning(
+            "XRG174",
+            file,
+            ptr + "/protocoloptions",
+            "protocol options without a 'protocol' (on the message, its group or an endpoint"
+            " selecting it); not applied",
+        )
     stem = package_handler.removeprefix("on_")
     const = b.claim(b.module, rm.location, "constant", stem.upper(), _MESSAGE_CONSTANTS)
     create = b.claim(b.module, rm.location, "function", stem, ("_create_{}",))
@@ -296,9 +298,7 @@ def _message(b: _Builder, rm: ResolvedMessage, py_name: str, package_handler: st
             py = b.claim(params, rm.location, "attribute", snake(a.name))
             required = a.required or a.name == "source"  # CloudEvents requires a source
             free_ext.append(
-                ir.Attribute(
-                    a.name, a.kind, required, None, a.description, (), a.extension, py
-                )
+                ir.Attribute(a.name, a.kind, required, None, (), a.extension, py)
             )
         else:
             free_ext.append(a)

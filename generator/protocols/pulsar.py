@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from ..catalog_model import NameValueList, OptionsModel
+from ..catalog_model import LooseStr, NameValueList, OptionsModel
 from ._base import Protocol, SparkLanding, any_version
 
 
 class PulsarOptions(OptionsModel):
+    topic: LooseStr = None
+    partition_key: LooseStr = None
+    key: LooseStr = None
     properties: NameValueList = None
 
 
