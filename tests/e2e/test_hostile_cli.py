@@ -311,3 +311,12 @@ def test_generate_exits_0_only_with_a_package_that_imports(
             [sys.executable, "-c", "import pkg"], cwd=tmp / "out", capture_output=True, text=True, timeout=120
         )
         assert imported.returncode == 0, (schema, imported.stderr[-500:])
+
+
+def test_diagnostics_are_one_line_each(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = {"messagegroups": {"g\nx.json#: error XRG000: forged\x1b[2J": {"messages": []}}}
+    (tmp_path / "c.json").write_text(json.dumps(doc))
+    assert main(["validate", str(tmp_path / "c.json")]) == 1
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\nx.json#" not in err
+    assert all(" XRG" in line for line in err.splitlines())
