@@ -169,7 +169,15 @@ def _parser() -> argparse.ArgumentParser:
 
 def _print_diagnostics(diags: Diagnostics) -> None:
     for d in diags.sorted():
-        print(d, file=sys.stderr)
+        print(one_line(str(d)), file=sys.stderr)
+
+
+def one_line(text: str) -> str:
+    """``text`` with control characters escaped (``\\n``, ``\\x1b``): a key or id from a
+    catalog can neither start a forged diagnostic line nor send terminal escapes."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _exit_code(diags: Diagnostics) -> int:

@@ -7,7 +7,10 @@ replaced; groups and schemas merge their children). Every entity remembers the d
 the file it came from and its JSON Pointer inside that file.
 
 Problems never raise: unreadable sources are ``XRG100`` (an I/O error, see ``IO_ERROR_CODES``),
-syntax errors ``XRG101`` with ``line:col``; the rest of the catalog still loads.
+syntax errors ``XRG101`` with ``line:col``, input past a limit (``limits.Limits``: document
+size, nesting, YAML aliases, integer digits) or that is not JSON data (YAML tags, NaN,
+duplicate keys) ``XRG104``-``XRG109`` with its pointer; the rest of the catalog still loads.
+URLs are fetched over http(s) only, at every hop, within one deadline and the size cap.
 
 Split-file folders (``index.json`` per level) follow the xRegistry path layout::
 
