@@ -9,7 +9,15 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SCRIPTS = ["bench_generate.py", "bench_package.py", "bench_codecs.py", "bench_dispatch.py", "bench_spark.py"]
+SCRIPTS = [
+    "bench_generate.py",
+    "bench_package.py",
+    "bench_codecs.py",
+    "bench_dispatch.py",
+    "bench_templates.py",
+    "bench_spark.py",
+    "bench_diff.py",
+]
 for script in SCRIPTS:
     if (HERE / script).exists():
         print(f"== {script}", flush=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
+import stat
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -24,6 +25,8 @@ if (
     TYPE_CHECKING
 ):  # the heavy stages (black, datamodel-code-generator) load only when needed
     from .format import Formatter
+    from .limits import Limits
+    from .registry import Registry
     from .resolve import Resolved
 
 #: called with (stage, done, total) while files are formatted, for progress displays
@@ -35,6 +38,10 @@ class Analysis:
     resolved: Resolved | None
     catalog: ir.Catalog | None
     diagnostics: Diagnostics
+    #: the unexpected exception reported as XRG90x, for ``--debug``
+    error: BaseException | None = None
+    #: the stacked catalog as loaded (schema resources with their versions, for ``xrgen diff``)
+    registry: Registry | None = None
 
 
 @dataclass(slots=True)
@@ -43,29 +50,118 @@ class Result:
     diagnostics: Diagnostics = field(default_factory=Diagnostics)
     #: lines black actually formatted in this run (0 when everything came from the cache)
     formatted_lines: int = 0
+    #: the unexpected exception reported as XRG90x, for ``--debug``
+    error: BaseException | None = None
 
     @property
     def ok(self) -> bool:
         return not self.diagnostics.has_errors
 
 
-def analyze(sources: Sequence[str], strict: bool = False) -> Analysis:
-    """Load, validate, resolve and build; every stage collects diagnostics."""
+#: an unexpected exception in the generator (a bug: please report it with ``--debug`` output)
+XRG_INTERNAL = "XRG900"
+#: the generator ran out of memory
+XRG_OUT_OF_MEMORY = "XRG901"
+#: the generator's recursion went too deep (an input nested beyond what a stage handles)
+XRG_RECURSION = "XRG902"
+
+
+def internal_error(
+    exc: BaseException, stage: str, sources: Sequence[str], diags: Diagnostics
+) -> Diagnostics:
+    """``diags`` plus the XRG90x error for an unexpected exception in ``stage``."""
+    from .load import display_name
+
+    if isinstance(exc, MemoryError):
+        code, what = XRG_OUT_OF_MEMORY, "ran out of memory"
+    elif isinstance(exc, RecursionError):
+        code, what = XRG_RECURSION, "nested too deeply (recursion limit)"
+    else:
+        code, what = XRG_INTERNAL, "failed unexpectedly"
+    text = " ".join(str(exc).split())
+    if len(text) > 200:
+        text = text[:197] + "..."
+    detail = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    file = display_name(sources[0]) if sources else "xrgen"
+    where = _where(exc)
+    out = Diagnostics(diags)
+    out.error(
+        code,
+        where[0] if where else file,
+        where[1] if where else "",
+        f"{stage} {what} ({detail}); --debug prints the traceback",
+    )
+    return out
+
+
+def _where(exc: BaseException) -> tuple[str, str] | None:
+    """``(file, pointer)`` of the catalog entity a stage was working on when ``exc`` was
+    raised: the innermost generator frame that holds a location (``file`` and ``ptr``
+    arguments, an ``Entity``, a ``location`` like ``file#/pointer``)."""
+    tb = exc.__traceback__
+    frames = []
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    package = __name__.rpartition(".")[0]
+    for frame in reversed(frames):
+        if not str(frame.f_globals.get("__name__", "")).startswith(package + "."):
+            continue
+        found = _frame_location(frame.f_locals)
+        if found is not None:
+            return found
+    return None
+
+
+def _frame_location(local: dict[str, Any]) -> tuple[str, str] | None:
+    file, ptr = local.get("file"), local.get("ptr", local.get("pointer"))
+    if isinstance(file, str) and isinstance(ptr, str):
+        return file, ptr
+    for name in ("ent", "entity", "cur", "rm", "message", "m", "p", "payload"):
+        obj = local.get(name)
+        loc = getattr(obj, "location", None)
+        if isinstance(loc, str) and "#" in loc:
+            f, _, q = loc.partition("#")
+            return f, q
+        ofile, optr = getattr(obj, "file", None), getattr(obj, "pointer", None)
+        if isinstance(ofile, str) and isinstance(optr, str):
+            return ofile, optr
+    return None
+
+
+def analyze(
+    sources: Sequence[str], strict: bool = False, limits: Limits | None = None
+) -> Analysis:
+    """Load, validate, resolve and build; every stage collects diagnostics. Never raises: an
+    unexpected failure is an XRG90x diagnostic (``Analysis.error`` keeps the exception)."""
     from .load import paused_gc
 
-    with paused_gc():  # catalog data is acyclic; see load.paused_gc
-        return _analyze(sources, strict)
+    stage = ["load"]
+    diags = Diagnostics()
+    try:
+        with paused_gc():  # catalog data is acyclic; see load.paused_gc
+            return _analyze(sources, strict, limits, diags, stage)
+    except Exception as exc:  # noqa: BLE001 - every failure is a diagnostic
+        return Analysis(None, None, internal_error(exc, stage[0], sources, diags), exc)
 
 
-def _analyze(sources: Sequence[str], strict: bool) -> Analysis:
+def _analyze(
+    sources: Sequence[str],
+    strict: bool,
+    limits: Limits | None,
+    diags: Diagnostics,
+    stage: list[str],
+) -> Analysis:
+    from . import overlap
     from .build import build
     from .load import load
     from .resolve import resolve
     from .validate import validate, validate_resolved_message
 
-    diags = Diagnostics()
-    registry = load(sources, diags)
+    registry = load(sources, diags, limits=limits)
+    stage[0] = "validate"
     validate(registry, diags)
+    stage[0] = "resolve"
     resolved = resolve(registry, diags)
     for group in resolved.groups:
         for message in group.messages:
@@ -73,10 +169,13 @@ def _analyze(sources: Sequence[str], strict: bool) -> Analysis:
                 validate_resolved_message(
                     message.data, message.file, message.pointer, diags
                 )
+    stage[0] = "build"
     catalog = build(resolved, diags)
+    if catalog is not None and not diags.has_errors:  # errors: definitions are unfinished
+        overlap.check(catalog, diags)
     if strict:
         diags = diags.strict()
-    return Analysis(resolved, catalog, diags)
+    return Analysis(resolved, catalog, diags, registry=registry)
 
 
 def generate(
@@ -88,27 +187,35 @@ def generate(
     pyproject: bool = False,
     formatter: Formatter | None = None,
     progress: Progress | None = None,
+    limits: Limits | None = None,
 ) -> Result:
     """Generate the package ``package`` from ``sources``; no files when there are errors.
 
-    A run whose inputs (catalog bytes, options, xrgen and black versions, templates) are
-    unchanged returns the previous result from the run cache without doing any work.
+    A run whose inputs (catalog bytes, options, limits, xrgen and black versions, templates)
+    are unchanged returns the previous result from the run cache without doing any work.
+    Never raises: an unexpected failure is an XRG90x diagnostic (``Result.error`` keeps the
+    exception).
     """
-    if formatter is None:
-        from .format import Formatter
+    try:
+        if formatter is None:
+            from .format import Formatter
 
-        formatter = Formatter()
-    key = (
-        _run_key(sources, package, strict, spark, pyproject)
-        if formatter.use_cache
-        else None
-    )
-    cached = _load_run(formatter.path.parent, key)
-    if cached is not None:
-        return cached
-    result = _generate(sources, package, strict, spark, pyproject, formatter, progress)
-    _save_run(formatter.path.parent, key, result)
-    return result
+            formatter = Formatter()
+        key = (
+            _run_key(sources, package, limits, strict, spark, pyproject, repr(limits))
+            if formatter.use_cache
+            else None
+        )
+        cached = _load_run(formatter.path.parent, key)
+        if cached is not None:
+            return cached
+        result = _generate(
+            sources, package, strict, spark, pyproject, formatter, progress, limits
+        )
+        _save_run(formatter.path.parent, key, result)
+        return result
+    except Exception as exc:  # noqa: BLE001 - every failure is a diagnostic
+        return Result({}, internal_error(exc, "generate", sources, Diagnostics()), error=exc)
 
 
 def _generate(
@@ -119,12 +226,18 @@ def _generate(
     pyproject: bool,
     fmt: Formatter,
     progress: Progress | None,
+    limits: Limits | None,
 ) -> Result:
-    analysis = analyze(sources, strict)
+    analysis = analyze(sources, strict, limits)
     diags = analysis.diagnostics
     if diags.has_errors or analysis.catalog is None:
-        return Result({}, diags)
+        return Result({}, diags, error=analysis.error)
     catalog = analysis.catalog
+    from .payload_checks import check_payloads
+
+    check_payloads(catalog.payloads, diags)  # before any rendering: patterns, $ref cycles
+    if diags.has_errors:
+        return Result({}, diags)
     options = Options(
         package=package,
         catalog_names=tuple(catalog.sources),
@@ -367,13 +480,17 @@ def _fingerprint_tree(h: Any, root: Path) -> None:
             h.update(f"{p.relative_to(root)}:{st.st_size}:{st.st_mtime_ns}\n".encode())
 
 
-def _run_key(sources: Sequence[str], package: str, *flags: bool) -> str | None:
+def _run_key(
+    sources: Sequence[str], package: str, limits: Limits | None, *flags: object
+) -> str | None:
     """Hash of everything a run depends on; ``None`` (no caching) for URL sources."""
     import importlib.metadata
 
+    from .limits import MAX_DOCUMENT_BYTES
     from .render import TEMPLATES, runtime_modules
     from .targets.pyproject import runtime_requirements
 
+    max_bytes = limits.max_document_bytes if limits is not None else MAX_DOCUMENT_BYTES
     h = hashlib.sha256()
     # the runtime's floors and extras (the generated pyproject.toml states them) and its
     # modules (bindings/ and adapters/ re-export them)
@@ -395,6 +512,9 @@ def _run_key(sources: Sequence[str], package: str, *flags: bool) -> str | None:
                 else [path]
             )
             for p in files:
+                st = p.stat()
+                if not stat.S_ISREG(st.st_mode) or st.st_size > max_bytes:
+                    return None  # a device, a pipe or a document past the size cap: load reports it
                 h.update(str(p).encode() + b"\0" + p.read_bytes())
         except OSError:
             return None  # the pipeline reports the I/O error

@@ -22,16 +22,16 @@ import json
 import re
 from typing import Any
 
-from . import ir
+from . import ir, protocols
 from .diagnostics import Diagnostics
 from .naming import Scope, last_segment, pascal, snake
+from .protocols import placeholders_of
 from .resolve import Resolved, ResolvedMessage, ResolvedSchema
 from .validate import FREE_CORE  # attributes the producer takes as arguments without a value
 
 CE_CONTEXT = frozenset(
     {"specversion", "id", "source", "type", "datacontenttype", "dataschema", "subject", "time"}
 )
-_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 #: parameters of producer methods and create functions, and names their bodies use
 _PARAMETERS_RESERVED = frozenset({"self", "cls", "data", "id", "time", "models", "pick"})
 #: what every generated dispatcher has from ``DispatcherBase``
@@ -57,87 +57,14 @@ MODULE_NAMES = frozenset(
         # spark.py
         "functools", "json", "DataFrame", "DataType", "StructType", "LANDING_SCHEMAS",
         "Outputs", "SparkDecoder", "parse_type", "_type", "_struct", "SCHEMAS",
-        "EVENT_SCHEMAS", "AVRO_SCHEMAS", "decoder", "decode_kafka", "decode_json",
-        "decode_amqp", "decode_mqtt", "decode_nats", "decode_http", "decode_pulsar",
-        "decode_rocketmq",
+        "EVENT_SCHEMAS", "AVRO_SCHEMAS", "decoder",
+        *(landing.function for landing in protocols.SPARK_LANDINGS),
     }
 )  # fmt: skip
 _GROUP_CLASSES = ("{}Producer", "{}Dispatcher", "_{}Handlers", "_{}GroupHandlers")
 _GROUP_CONSTANTS = ("G_{}", "_M_{}")
 _MESSAGE_CONSTANTS = ("D_{}", "_E_{}")
 _JSON_CT = re.compile(r"^[^/;\s]+/([^;\s]*\+)?json\s*(;.*)?$", re.IGNORECASE)
-
-_PROTOCOL_ALIASES = {
-    "kafka": "KAFKA",
-    "amqp/1.0": "AMQP/1.0",
-    "amqp": "AMQP/1.0",
-    "mqtt/5.0": "MQTT/5.0",
-    "mqtt/5": "MQTT/5.0",
-    "mqtt/3.1.1": "MQTT/3.1.1",
-    "mqtt": "MQTT/5.0",
-    "nats": "NATS",
-    "http": "HTTP",
-    "http/1.1": "HTTP",
-    "http/2": "HTTP",
-    "http/3": "HTTP",
-    "pulsar": "PULSAR",
-    "rocketmq": "ROCKETMQ",
-}
-
-#: per protocol: catalog option name -> path into the runtime *Binding dataclass
-_SCALAR_OPTIONS: dict[str, dict[str, tuple[str, ...]]] = {
-    "KAFKA": {"topic": ("topic",), "key": ("key",), "partition": ("partition",)},
-    "MQTT/5.0": {
-        "topic_name": ("topic",),
-        "qos": ("qos",),
-        "retain": ("retain",),
-        "content_type": ("content_type",),
-        "response_topic": ("response_topic",),
-        "message_expiry_interval": ("message_expiry_interval",),
-        "payload_format": ("payload_format_indicator",),
-    },
-    "NATS": {"subject": ("subject",), "reply-to": ("reply",), "reply_to": ("reply",)},
-    "HTTP": {"method": ("method",), "path": ("path",), "status": ("status",)},
-    "AMQP/1.0": {"node": ("address",), "address": ("address",)},
-    "PULSAR": {"topic": ("topic",), "partition_key": ("partition_key",)},
-    "ROCKETMQ": {"topic": ("topic",), "tag": ("tag",)},
-}
-_SCALAR_OPTIONS["MQTT/3.1.1"] = {
-    k: v for k, v in _SCALAR_OPTIONS["MQTT/5.0"].items() if k in ("topic_name", "qos", "retain")
-}
-#: per protocol: catalog option name -> binding field holding a map or list of name/value pairs
-_MAP_OPTIONS: dict[str, dict[str, str]] = {
-    "KAFKA": {"headers": "headers"},
-    "MQTT/5.0": {"user_properties": "user_properties"},
-    "NATS": {"headers": "headers"},
-    "HTTP": {"headers": "headers", "query": "query"},
-    "AMQP/1.0": {
-        "properties": "properties",
-        "application-properties": "application_properties",
-        "application_properties": "application_properties",
-        "message-annotations": "message_annotations",
-        "message_annotations": "message_annotations",
-        "header": "header",
-        "footer": "footer",
-    },
-    "PULSAR": {"properties": "properties"},
-    "ROCKETMQ": {"properties": "properties"},
-}
-
-
-def normalize_protocol(value: Any) -> str | None:
-    if not isinstance(value, str):
-        return None
-    return _PROTOCOL_ALIASES.get(value.strip().lower(), value.strip().upper())
-
-
-def placeholders_of(text: str) -> tuple[str, ...]:
-    seen: list[str] = []
-    for name in _PLACEHOLDER.findall(text):
-        if name not in seen:
-            seen.append(name)
-    return tuple(seen)
-
 
 def is_json_content_type(ct: str | None) -> bool:
     return ct is None or bool(_JSON_CT.match(ct.strip()))
@@ -251,24 +178,6 @@ class _Builder:
             )
         return tuple(out)
 
-    def options(self, protocol: str | None, opts: Any) -> tuple[ir.ProtocolOption, ...]:
-        if protocol is None or not isinstance(opts, dict):
-            return ()
-        scalars = _SCALAR_OPTIONS.get(protocol, {})
-        maps = _MAP_OPTIONS.get(protocol, {})
-        out: list[ir.ProtocolOption] = []
-        for key, value in opts.items():
-            if isinstance(value, dict) and "value" in value and key in scalars:
-                value = value["value"]  # written as an attribute definition {type, value}
-            if key in scalars and isinstance(value, (str, int, bool)):
-                out.append(_option(scalars[key], value))
-            elif key in maps:
-                field = maps[key]
-                for name, v in _pairs(value):
-                    if isinstance(v, (str, int, bool)):
-                        out.append(_option((field, name), v))
-        return tuple(out)
-
 
 def _constant(value: Any) -> str | int | bool | None:
     """A catalog constant as an attribute value: whole floats become ints, other floats and
@@ -278,26 +187,6 @@ def _constant(value: Any) -> str | int | bool | None:
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return json.dumps(value)
-
-
-def _option(path: tuple[str, ...], value: str | int | bool) -> ir.ProtocolOption:
-    holders = placeholders_of(value) if isinstance(value, str) else ()
-    return ir.ProtocolOption(path, value, bool(holders), holders)
-
-
-def _pairs(value: Any) -> list[tuple[str, Any]]:
-    if isinstance(value, dict):
-        return [(str(k), v) for k, v in value.items()]
-    if isinstance(value, list):
-        out: list[tuple[str, Any]] = []
-        for item in value:
-            if isinstance(item, dict) and "name" in item:
-                out.append((str(item["name"]), item.get("value")))
-            elif isinstance(item, dict) and len(item) == 1:
-                ((k, v),) = item.items()
-                out.append((str(k), v))
-        return out
-    return []
 
 
 def _declared_content_type(data: dict[str, Any]) -> str | None:
@@ -368,8 +257,14 @@ def build(resolved: Resolved, diags: Diagnostics) -> ir.Catalog:
 def _message(b: _Builder, rm: ResolvedMessage, py_name: str, package_handler: str) -> ir.Message:
     data = rm.data
     attrs = b.attributes(rm)
-    protocol = normalize_protocol(data.get("protocol"))
-    options = b.options(protocol, data.get("protocoloptions"))
+    proto = protocols.lookup(data.get("protocol"))
+    opts = data.get("protocoloptions")
+    options: tuple[ir.ProtocolOption, ...] = ()
+    if proto is not None and isinstance(opts, dict):
+        file, _, ptr = rm.location.partition("#")
+        # an xref alias is its target's definition: warned once, at the target
+        diags = b.d if rm.alias_of is None else None
+        options = protocols.to_ir(proto, opts, file, ptr + "/protocoloptions", diags)
     stem = package_handler.removeprefix("on_")
     const = b.claim(b.module, rm.location, "constant", stem.upper(), _MESSAGE_CONSTANTS)
     create = b.claim(b.module, rm.location, "function", stem, ("_create_{}",))
@@ -408,20 +303,19 @@ def _message(b: _Builder, rm: ResolvedMessage, py_name: str, package_handler: st
         description=data.get("description") if isinstance(data.get("description"), str) else None,
         envelope=data.get("envelope") if isinstance(data.get("envelope"), str) else None,
         attributes=tuple(free_ext),
-        protocol=protocol,
+        protocol=proto.id if proto is not None else _unknown_protocol(data.get("protocol")),
         options=options,
-        protocoloptions=data.get("protocoloptions")
-        if isinstance(data.get("protocoloptions"), dict)
-        else None,
         datacontenttype=ct,
-        dataschemauri=data.get("dataschemauri")
-        if isinstance(data.get("dataschemauri"), str)
-        else None,
         payload=b.payload(rm),
         placeholders=tuple(placeholders),
         alias_of=rm.alias_of,
         location=rm.location,
     )
+
+
+def _unknown_protocol(value: Any) -> str | None:
+    """A protocol no binding spells (warned: XRG162): kept as written, matched by name."""
+    return value.strip().upper() if isinstance(value, str) and value.strip() else None
 
 
 def _common_placeholders(messages: list[ir.Message]) -> tuple[ir.Placeholder, ...]:

@@ -100,7 +100,6 @@ NameValueList = Annotated[
         _shape_check(lists=True, maps=True, what="an array of {name, value} objects or a map")
     ),
 ]
-Section = Annotated[Any, AfterValidator(_shape_check(lists=False, maps=True, what="an object"))]
 
 
 class Meta(_Model):
@@ -186,63 +185,5 @@ class Endpoint(_Common):
 # ------------------------------------------------------------------ protocol options
 
 
-class HttpOptions(_Model):
-    headers: NameValueList = None
-    query: NameValueList = None
-    path: LooseStr = None
-    method: LooseStr = None
-    status: LooseStatus = None
-
-
-class KafkaOptions(_Model):
-    topic: LooseStr = None
-    partition: LooseInt = None
-    key: LooseStr = None
-    key_base64: LooseStr = None
-    headers: NameValueList = None
-
-
-class MqttOptions(_Model):
-    qos: LooseInt = None
-    retain: LooseBool = None
-    topic_name: LooseStr = None
-    payload_format: LooseInt = None
-    payload_format_indicator: LooseInt = None
-    message_expiry_interval: LooseInt = None
-    response_topic: LooseStr = None
-    correlation_data: LooseStr = None
-    content_type: LooseStr = None
-    user_properties: NameValueList = None
-
-
-class AmqpOptions(_Model):
-    properties: Section = None
-    application_properties: Section = Field(default=None, alias="application-properties")
-    message_annotations: Section = Field(default=None, alias="message-annotations")
-    delivery_annotations: Section = Field(default=None, alias="delivery-annotations")
-    header: Section = None
-    footer: Section = None
-
-
-class NatsOptions(_Model):
-    subject: LooseStr = None
-    reply_to: LooseStr = Field(default=None, alias="reply-to")
-    reply: LooseStr = None
-    headers: NameValueList = None
-
-
-class LooseOptions(_Model):
-    """Pulsar, RocketMQ and unknown protocols: any object."""
-
-
-#: canonical protocol id -> its options model
-PROTOCOL_OPTIONS: dict[str, type[_Model]] = {
-    "HTTP": HttpOptions,
-    "KAFKA": KafkaOptions,
-    "MQTT/5.0": MqttOptions,
-    "MQTT/3.1.1": MqttOptions,
-    "AMQP/1.0": AmqpOptions,
-    "NATS": NatsOptions,
-    "PULSAR": LooseOptions,
-    "ROCKETMQ": LooseOptions,
-}
+class OptionsModel(_Model):
+    """Base of the option models of the bindings (``generator/protocols/``)."""

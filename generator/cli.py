@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import keyword
 import re
 import sys
 from collections.abc import Sequence
@@ -16,14 +17,75 @@ from typing import Any
 
 from . import __version__, api, config
 from .diagnostics import Diagnostics
+from .limits import Limits
 from .load import is_io_error
 from .write import UnsafePath, check, write
 
-_PACKAGE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_PACKAGE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+#: modules a generated package imports or sits beside: a package of the same name would
+#: shadow them (``--package pydantic``) or be shadowed
+DEPENDENCY_MODULES = frozenset(
+    {
+        "xrgen",
+        "xrgen_runtime",
+        "generator",
+        "pydantic",
+        "pydantic_core",
+        "typing_extensions",
+        "annotated_types",
+        "jinja2",
+        "markupsafe",
+        "yaml",
+        "jsonschema",
+        "datamodel_code_generator",
+        "black",
+        "confluent_kafka",
+        "paho",
+        "proton",
+        "nats",
+        "httpx",
+        "pulsar",
+        "rocketmq",
+        "pyspark",
+        "fastavro",
+        "google",
+        "setuptools",
+        "pip",
+        "pytest",
+    }
+)
+
+
+def package_problem(name: str) -> str | None:
+    """Why ``name`` cannot be the generated package's name, or ``None`` when it can."""
+    if not _PACKAGE.fullmatch(name):
+        return "is not a Python identifier (ASCII letters, digits and _, no whitespace)"
+    if keyword.iskeyword(name):
+        return "is a Python keyword"
+    if name in sys.stdlib_module_names or name in sys.builtin_module_names:
+        return "is a standard library module; the package would shadow it"
+    if name in DEPENDENCY_MODULES:
+        return "is a module the generated package or xrgen depends on"
+    return None
 
 
 class UsageError(Exception):
     pass
+
+
+def _positive(kind: type[float] | type[int]) -> Any:
+    def parse(text: str) -> float | int:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not value > 0 or value != value or value == float("inf"):
+            raise argparse.ArgumentTypeError(f"must be a positive finite number: {text!r}")
+        return value
+
+    parse.__name__ = kind.__name__
+    return parse
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -47,6 +109,25 @@ def _parser() -> argparse.ArgumentParser:
         sp.add_argument(
             "--config",
             help="TOML file with [tool.xrgen] settings (default: ./pyproject.toml if present)",
+        )
+        sp.add_argument(
+            "--fetch-timeout",
+            type=_positive(float),
+            metavar="SECONDS",
+            help="total seconds for fetching one http(s) catalog, follow-up fetches included "
+            "(default: [tool.xrgen] fetch-timeout, else 30)",
+        )
+        sp.add_argument(
+            "--max-document-bytes",
+            type=_positive(int),
+            metavar="BYTES",
+            help="largest catalog document (file, index.json or URL answer) "
+            "(default: [tool.xrgen] max-document-bytes, else 64 MiB)",
+        )
+        sp.add_argument(
+            "--debug",
+            action="store_true",
+            help="print the traceback of an unexpected failure (XRG90x)",
         )
 
     g = sub.add_parser("generate", help="generate the Python package")
@@ -75,6 +156,9 @@ def _parser() -> argparse.ArgumentParser:
     i = sub.add_parser("inspect", help="print the resolved messages")
     common(i)
     i.add_argument("--json", action="store_true", help="as JSON")
+    from .diff.command import add_parser as add_diff
+
+    add_diff(sub)
     return p
 
 
@@ -91,6 +175,8 @@ def _exit_code(diags: Diagnostics) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "diff":
+        return _diff(args)
     try:
         settings = config.load(args.config).merged(
             catalogs=args.catalogs,
@@ -99,6 +185,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             package=getattr(args, "package", None),
             spark=getattr(args, "spark", None),
             pyproject=getattr(args, "pyproject", None),
+            fetch_timeout=args.fetch_timeout,
+            max_document_bytes=args.max_document_bytes,
         )
         catalogs = settings.catalogs
         if not catalogs:
@@ -106,8 +194,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         strict = settings.strict
         if args.command == "generate":
             return _generate(args, settings, catalogs, strict)
-        analysis = api.analyze(catalogs, strict)
+        analysis = api.analyze(catalogs, strict, _limits(settings))
         _print_diagnostics(analysis.diagnostics)
+        _print_traceback(args, analysis.error)
         code = _exit_code(analysis.diagnostics)
         if args.command == "inspect" and code != 2:
             doc = api.inspect_document(analysis)
@@ -124,6 +213,40 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (UsageError, config.ConfigError) as e:
         print(f"xrgen: error: {e}", file=sys.stderr)
         return 2
+    except Exception as exc:  # noqa: BLE001 - a failure outside api (e.g. printing, writing)
+        diags = api.internal_error(exc, args.command, getattr(args, "catalogs", []), Diagnostics())
+        _print_diagnostics(diags)
+        _print_traceback(args, exc)
+        return 1
+
+
+def _print_traceback(args: argparse.Namespace, exc: BaseException | None) -> None:
+    if exc is not None and getattr(args, "debug", False):
+        import traceback
+
+        traceback.print_exception(exc, file=sys.stderr)
+
+
+def _limits(settings: config.Settings) -> Limits:
+    return Limits(
+        max_document_bytes=settings.max_document_bytes, fetch_timeout=settings.fetch_timeout
+    )
+
+
+def _diff(args: argparse.Namespace) -> int:
+    from .diff.command import DiffUsageError, run
+
+    try:
+        configured = config.load(args.config).catalogs if not args.catalogs else []
+        outcome = run(args, configured)
+    except (DiffUsageError, config.ConfigError) as e:
+        print(f"xrgen: error: {e}", file=sys.stderr)
+        return 2
+    for line in outcome.stdout:
+        print(line)
+    for line in outcome.stderr:
+        print(line, file=sys.stderr)
+    return outcome.code
 
 
 def _generate(
@@ -132,8 +255,9 @@ def _generate(
     out, package = settings.out, settings.package
     if not out or not package:
         raise UsageError("generate needs --out and --package (or [tool.xrgen] out/package)")
-    if not _PACKAGE.match(package):
-        raise UsageError(f"--package {package!r} is not a Python identifier")
+    problem = package_problem(package)
+    if problem is not None:
+        raise UsageError(f"--package {package!r} {problem}")
     from .format import Formatter
 
     progress = None if args.quiet else _progress()
@@ -145,8 +269,10 @@ def _generate(
         pyproject=settings.pyproject,
         formatter=Formatter(use_cache=not args.no_cache),
         progress=progress,
+        limits=_limits(settings),
     )
     _print_diagnostics(result.diagnostics)
+    _print_traceback(args, result.error)
     code = _exit_code(result.diagnostics)
     if code:
         return code

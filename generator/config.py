@@ -14,6 +14,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from .limits import FETCH_TIMEOUT, MAX_DOCUMENT_BYTES
+
 #: the file read when ``--config`` is not given (absent: defaults only)
 DEFAULT_FILE = "pyproject.toml"
 
@@ -25,7 +27,7 @@ class ConfigError(Exception):
 class Settings(BaseModel):
     """What ``[tool.xrgen]`` may hold; every key is optional."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, populate_by_name=True)
 
     #: catalog files, split-file folders or http(s) URLs, stacked in order
     catalogs: list[Annotated[str, Field(min_length=1)]] = []
@@ -39,6 +41,10 @@ class Settings(BaseModel):
     strict: bool = False
     #: also write ``out/pyproject.toml``
     pyproject: bool = False
+    #: seconds for all fetches of one http(s) source together (docs/limits.md)
+    fetch_timeout: Annotated[float, Field(gt=0, alias="fetch-timeout")] = FETCH_TIMEOUT
+    #: bytes of one catalog document (a file, an index.json, a URL answer; docs/limits.md)
+    max_document_bytes: Annotated[int, Field(gt=0, alias="max-document-bytes")] = MAX_DOCUMENT_BYTES
 
     @field_validator("catalogs", mode="before")
     @classmethod
@@ -78,7 +84,7 @@ def _reason(e: Exception) -> str:
 
 def _problems(file: Path, error: ValidationError) -> list[str]:
     """One ``file: [tool.xrgen] key: problem`` line per error."""
-    known = ", ".join(Settings.model_fields)
+    known = ", ".join(f.alias or name for name, f in Settings.model_fields.items())
     out = []
     for err in error.errors():
         key = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"])[1:]

@@ -7,15 +7,11 @@ strings: turning text into source code is ``literals.py``'s job, at render time.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 #: xRegistry envelope id of CloudEvents 1.0
 CLOUDEVENTS = "CloudEvents/1.0"
-
-#: canonical protocol ids (xRegistry spelling); PULSAR and ROCKETMQ follow the CE drafts
-PROTOCOLS = ("KAFKA", "AMQP/1.0", "MQTT/5.0", "MQTT/3.1.1", "NATS", "HTTP", "PULSAR", "ROCKETMQ")
-
 
 @dataclass(frozen=True, slots=True)
 class Placeholder:
@@ -100,10 +96,7 @@ class Message:
     attributes: tuple[Attribute, ...]
     protocol: str | None
     options: tuple[ProtocolOption, ...]
-    #: protocol options as written in the catalog (after resolution), for inspect
-    protocoloptions: dict[str, Any] | None
     datacontenttype: str | None
-    dataschemauri: str | None
     payload: Payload | None
     #: every placeholder of the message, deduplicated, in order of first appearance
     placeholders: tuple[Placeholder, ...]
@@ -151,7 +144,6 @@ class Catalog:
     payloads: tuple[Payload, ...]
     #: display names of the input documents (no absolute paths: output is deterministic)
     sources: tuple[str, ...] = ()
-    extras: dict[str, Any] = field(default_factory=dict)
 
     def messages(self) -> tuple[Message, ...]:
         return tuple(m for g in self.groups for m in g.messages)

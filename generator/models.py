@@ -33,6 +33,7 @@ from typing import Any
 from . import ir
 from .literals import docstring, py_str, py_value
 from .naming import Scope, pascal, snake
+from .payload_checks import nfkc_aliases
 
 #: location, code, message
 Diag = tuple[str, str, str]
@@ -269,6 +270,8 @@ class _JsonBatch:
         self.imports = imports
         self.scope = scope
         self.diags = diags
+        #: wire name -> Python field name, for names Python reads differently (NFKC)
+        self.aliases: dict[str, str] = {}
 
     # -- normalization ---------------------------------------------------------
     def _normalize(self, p: ir.Payload) -> dict[str, Any]:
@@ -358,7 +361,7 @@ class _JsonBatch:
 
     # -- dcg -----------------------------------------------------------------------
     @staticmethod
-    def _dcg(defs: dict[str, Any]) -> tuple[str, list[str]]:
+    def _dcg(defs: dict[str, Any], aliases: dict[str, str]) -> tuple[str, list[str]]:
         from datamodel_code_generator import generate
         from datamodel_code_generator.enums import DataModelType, InputFileType
         from datamodel_code_generator.format import DatetimeClassType, PythonVersion
@@ -385,6 +388,7 @@ class _JsonBatch:
                 class_name=_DCG_ROOT,
                 allow_remote_refs=False,
                 output_datetime_class=DatetimeClassType.Datetime,
+                aliases=aliases or None,
             )
         return str(out), sorted({str(w.message) for w in caught})
 
@@ -405,11 +409,11 @@ class _JsonBatch:
         if not defs:
             return ""
         try:
-            out, notes = self._dcg(defs)
+            out, notes = self._dcg(defs, self.aliases)
         except Exception:  # noqa: BLE001 - dcg raises many types; isolate the culprit below
             for s in shapes:
                 try:
-                    self._dcg(self._place(s, None))
+                    self._dcg(self._place(s, None), self.aliases)
                 except Exception as exc:  # noqa: BLE001
                     s.permissive = True
                     self._unmapped(s, exc, shapes)
@@ -445,6 +449,8 @@ class _JsonBatch:
     def render(self) -> str:
         shapes = self._shapes()
         mapped = [s for s in shapes if not s.permissive]
+        self.aliases, renamed = nfkc_aliases([(s.payloads[0].location, s.schema) for s in mapped])
+        self.diags.extend(renamed)
         try:
             out = self._generate(mapped) if mapped else ""
         except Exception as exc:  # noqa: BLE001 - never crash the generator
@@ -548,7 +554,8 @@ def _is_enum(node: ast.ClassDef) -> bool:
 
 
 def _rename_tokens(code: str, mapping: dict[str, str]) -> str:
-    """Rename NAME tokens of ``code`` (never text inside strings or comments)."""
+    """Rename NAME tokens of ``code``, and strings that are exactly one name (forward
+    references); never other text inside strings or comments."""
     if not any(k != v for k, v in mapping.items()):
         return code
     lines = code.splitlines(keepends=True)
@@ -561,6 +568,11 @@ def _rename_tokens(code: str, mapping: dict[str, str]) -> str:
         ):
             row, col = tok.start
             edits.setdefault(row - 1, []).append((col, tok.end[1], mapping[tok.string]))
+        elif tok.type == tokenize.STRING and tok.string[1:-1] in mapping:
+            # a forward reference ("Xrgp0RB"): the whole string is one generated class name
+            row, col = tok.start
+            new = tok.string[0] + mapping[tok.string[1:-1]] + tok.string[-1]
+            edits.setdefault(row - 1, []).append((col, tok.end[1], new))
     for row, changes in edits.items():
         line = lines[row]
         for start, end, new in sorted(changes, reverse=True):

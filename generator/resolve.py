@@ -4,9 +4,10 @@ output: ``Resolved``, plain data that ``build`` turns into the IR.
 
 Rules (DESIGN.md section 3, message_spec.md):
 - basemessage: follow the chain to its end, then merge back up: objects deep-merge, scalars and
-  arrays replace; transitive; a cycle is an error naming the whole chain (XRG201); a dangling
-  reference or an absolute URI that cannot be resolved is a warning (XRG202/XRG203) and the
-  message stands on its own.
+  arrays replace (a message bound to another protocol family than its base does not inherit
+  the base's ``protocoloptions``); transitive; a cycle is an error naming the whole chain
+  (XRG201); a dangling reference or an absolute URI that cannot be resolved is a warning
+  (XRG202, naming the closest existing message; XRG203) and the message stands on its own.
 - xref (``meta.xref`` or ``xref``, on a message or a group): the source looks like the target
   except for its own id; not transitive (an xref to an xref is a warning, XRG205); dangling is
   a warning (XRG204) and the source is left out.
@@ -15,21 +16,28 @@ Rules (DESIGN.md section 3, message_spec.md):
   ``/versions/v``). A reference that does not resolve is an error (XRG210).
 - CloudEvents/1.0: ``specversion``/``id``/``source``/``type`` always present and required;
   ``datacontenttype`` inferred from the schema format; ``dataschema`` inferred from an
-  absolute schema URI.
+  absolute schema URI; a ``dataschema`` that is not absolute is made absolute from the
+  registry URL (catalogs read from http(s)) or left out (XRG144).
+- group and endpoint defaults: see ``apply_endpoints`` and docs/catalogs.md.
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import protocols
 from .diagnostics import Diagnostics, pointer
 from .ir import CLOUDEVENTS
 from .load import schema_format_family
 from .registry import Entity, MessageGroupEntry, Registry, SchemaEntry
+from .validate import absolute_dataschema, may_be_absolute, registry_base
 
 _ABSOLUTE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+#: ``.../schemas/<id>[/versions/<v>]:<type name or pointer>``
+_NAMED_TYPE = re.compile(r"^(.*?/schemas/[^/:]+(?:/versions/[^/:]+)?):(.+)$")
 _IMPLIED_CE = {
     "specversion": {"type": "string", "value": "1.0", "required": True},
     "id": {"type": "string", "required": True},
@@ -123,23 +131,66 @@ class _Resolver:
         return (path[1], path[3]), ent
 
     # -- basemessage -------------------------------------------------------------------
-    def merged(
-        self, gid: str, mid: str, ent: Entity, chain: tuple[str, ...] = ()
-    ) -> dict[str, Any]:
-        key = (gid, mid)
-        if key in self._merged:
-            cached = self._merged[key]
-            return cached if cached is not None else ent.data
-        here = f"/messagegroups/{gid}/messages/{mid}"
-        if here in chain:
-            return ent.data  # the cycle is reported by the caller that closes it
+    def merged(self, gid: str, mid: str, ent: Entity) -> dict[str, Any]:
+        """The message's data with its basemessage chain merged in (memoized).
+
+        Iterative: the chain is followed to its end (a message without a base, one already
+        merged, a dangling reference or the message that closes a cycle), then merged back up,
+        so a chain of any length uses no interpreter stack."""
+        key, cur = (gid, mid), ent
+        done = self._merged.get(key)
+        if done is not None:
+            return done
         base_ref = ent.data.get("basemessage")
-        if not isinstance(base_ref, str) or not base_ref:
+        if not isinstance(base_ref, str) or not base_ref:  # the usual case: no chain at all
             self._merged[key] = ent.data
             return ent.data
-        self._merged[key] = None  # in progress
+        chain: list[tuple[tuple[str, str], Entity]] = []
+        on_chain: dict[tuple[str, str], int] = {}
+        result: dict[str, Any] | None = None
+        while True:
+            done = self._merged.get(key)
+            if done is not None:
+                result = done
+                break
+            on_chain[key] = len(chain)
+            chain.append((key, cur))
+            base_key, base_ent = self._base_of(cur)
+            if base_key is None or base_ent is None:
+                break
+            if base_key in on_chain:
+                self._cycle(chain[on_chain[base_key] :], base_key)
+                break
+            key, cur = base_key, base_ent
+        for key, cur in reversed(chain):
+            base_ref = cur.data.get("basemessage")
+            if result is None and (not isinstance(base_ref, str) or not base_ref):
+                result = self._merged[key] = cur.data  # the end of the chain, as written
+                continue
+            if result is None:
+                merged = cur.data
+            else:
+                dropped = {"messageid", "basemessage", "xref", "meta"}
+                if _rebinds(result, cur.data):
+                    # options of another binding mean nothing to this one
+                    dropped.add("protocoloptions")
+                merged = deep_merge(
+                    {k: v for k, v in result.items() if k not in dropped}, cur.data
+                )
+            result = {k: v for k, v in merged.items() if k != "basemessage"}
+            self._merged[key] = result
+            if key == (gid, mid):
+                break
+        assert result is not None
+        return result
+
+    def _base_of(self, ent: Entity) -> tuple[tuple[str, str] | None, Entity | None]:
+        """The message ``ent`` names as its basemessage; a reference that does not resolve
+        is a warning (the message stands on its own) and ``(None, None)``."""
+        base_ref = ent.data.get("basemessage")
+        if not isinstance(base_ref, str) or not base_ref:
+            return None, None
         base_key, base_ent = self.message_entity(base_ref)
-        result = ent.data
         if base_key is None:
             code = "XRG203" if _ABSOLUTE.match(base_ref) else "XRG202"
             what = (
@@ -158,29 +209,44 @@ class _Resolver:
                 "XRG202",
                 ent.file,
                 ent.pointer + "/basemessage",
-                f"basemessage {base_ref!r} does not exist; the message stands on its own",
+                f"basemessage {base_ref!r} does not exist{self.did_you_mean(base_ref)};"
+                " the message stands on its own",
             )
+        return base_key, base_ent
+
+    def _cycle(self, members: list[tuple[tuple[str, str], Entity]], back: tuple[str, str]) -> None:
+        """XRG201 at the message that closes a cycle (it stands without its base)."""
+        names = [f"/messagegroups/{g}/messages/{m}" for (g, m), _ in members]
+        names.append(f"/messagegroups/{back[0]}/messages/{back[1]}")
+        if len(names) > 12:  # a long cycle: its ends and its length
+            shown = [*names[:6], f"... ({len(names) - 10} more) ...", *names[-4:]]
         else:
-            full_chain = (*chain, here)
-            base_here = f"/messagegroups/{base_key[0]}/messages/{base_key[1]}"
-            if base_here in full_chain:
-                cycle = " -> ".join((*full_chain[full_chain.index(base_here) :], base_here))
-                self.d.error(
-                    "XRG201", ent.file, ent.pointer + "/basemessage", f"basemessage cycle: {cycle}"
-                )
-            else:
-                base = self.merged(base_key[0], base_key[1], base_ent, full_chain)
-                result = deep_merge(
-                    {
-                        k: v
-                        for k, v in base.items()
-                        if k not in ("messageid", "basemessage", "xref", "meta")
-                    },
-                    ent.data,
-                )
-        result = {k: v for k, v in result.items() if k != "basemessage"}
-        self._merged[key] = result
-        return result
+            shown = names
+        closing = members[-1][1]
+        self.d.error(
+            "XRG201",
+            closing.file,
+            closing.pointer + "/basemessage",
+            f"basemessage cycle: {' -> '.join(shown)}",
+        )
+
+    def did_you_mean(self, ref: str) -> str:
+        """``" (did you mean '#/messagegroups/g/messages/m'?)"`` for the closest existing
+        message reference (in the spelling of ``ref``), or ``""``."""
+        prefix = "#/" if ref.startswith("#") else "/" if ref.startswith("/") else ""
+        path = _ref_path(ref) or []
+        wanted = "/".join(path)
+        known = [
+            f"messagegroups/{gid}/messages/{mid}"
+            for gid, group in self.reg.messagegroups.items()
+            for mid in group.messages
+        ]
+        close = difflib.get_close_matches(wanted, known, n=1, cutoff=0.6)
+        if not close and path:  # the message id alone (another group, or a typo in the group)
+            by_id = {k.rsplit("/", 1)[1]: k for k in known}
+            ids = difflib.get_close_matches(path[-1], list(by_id), n=1, cutoff=0.6)
+            close = [by_id[i] for i in ids]
+        return f" (did you mean {prefix + close[0]!r}?)" if close else ""
 
     # -- schemas -----------------------------------------------------------------------
     def schema(self, data: dict[str, Any], ent: Entity) -> ResolvedSchema | None:
@@ -207,10 +273,13 @@ class _Resolver:
             return None
         # "<schema ref>#/definitions/X" points into the schema document
         document, _, fragment = (ref[1:] if ref.startswith("#") else ref).partition("#/")
-        path = _ref_path(document) or []
+        # xrcg's "<schema>:TypeName" names a type inside the schema; for JSON Schema the part
+        # after ":" may be a pointer into it ("<version>:definitions/X")
         type_name = None
-        if path and ":" in path[-1]:  # xrcg's "schema:TypeName" names a type inside the schema
-            path[-1], _, type_name = path[-1].partition(":")
+        named = _NAMED_TYPE.match(document)
+        if named:
+            document, type_name = named.group(1), named.group(2)
+        path = _ref_path(document) or []
         ok = len(path) in (4, 6) and path[0] == "schemagroups" and path[2] == "schemas"
         if ok and len(path) == 6 and path[4] != "versions":
             ok = False
@@ -251,6 +320,11 @@ class _Resolver:
                 self.d.error("XRG210", ent.file, where, f"{attr}: the schema has no '#/{fragment}'")
                 return None
             location += "/" + fragment
+        if type_name and family == "json" and not fragment:
+            member = _json_type_pointer(body, type_name)
+            if member is not None:
+                body = _json_fragment(body, member)
+                location += "/" + member
         if type_name and family == "avro":
             named = _avro_named(body, type_name)
             if named is None:
@@ -374,24 +448,51 @@ class _Resolver:
             and "dataschema" not in meta
         ):
             meta["dataschema"] = {"type": "uri", "value": rm.schema.uri}
+        ds = meta.get("dataschema")
+        value = ds.get("value") if isinstance(ds, dict) else None
+        if isinstance(value, str) and value and not may_be_absolute(value):
+            # warned at the declaration (XRG144): never send what CloudEvents consumers reject
+            base = registry_base(rm.file)
+            if base is None:
+                del meta["dataschema"]
+            else:
+                meta["dataschema"] = {**ds, "value": absolute_dataschema(base, value)}  # type: ignore[dict-item]
         data["envelopemetadata"] = meta
 
-    # -- endpoints ---------------------------------------------------------------------
+    # -- group and endpoint defaults ---------------------------------------------------
     def apply_endpoints(self, groups: list[ResolvedGroup]) -> None:
-        """Messages of groups an endpoint selects inherit the endpoint's protocol and its
-        routing option (topic/subject/address) when they declare no protocol themselves."""
+        """Protocol defaults reach the messages: a group's ``protocol`` and the routing and
+        map options of its ``protocoloptions``, then those of the endpoints that select it
+        (their nested ``options`` and legacy ``config`` included). The message's own options
+        win over its group's, the group's over the endpoints'; among endpoints the first in
+        catalog order wins (XRG207 names the others). A group reached through endpoints of
+        several protocols keeps protocol-neutral messages (XRG208): they work on every
+        binding, and the caller gives the destination when encoding."""
         by_id = {g.id: g for g in groups}
+        selected: dict[str, list[tuple[str, Entity, protocols.Protocol, dict[str, Any]]]] = {}
         for eid, ent in self.reg.endpoints.items():
+            proto = protocols.lookup(ent.data.get("protocol"))
+            raw = ent.data.get("protocoloptions")
+            opts = protocols.flatten_endpoint_options(raw) if isinstance(raw, dict) else {}
+            where = ent.pointer + "/protocoloptions"
+            if proto is not None:
+                if isinstance(raw, dict):
+                    protocols.check_shared(proto, raw, ent.file, where, self.d)
+                    nested = raw.get("options")
+                    if isinstance(nested, dict):
+                        protocols.check_shared(proto, nested, ent.file, where + "/options", self.d)
+                for key in protocols.filters(proto, opts):
+                    self.d.warning(
+                        "XRG209",
+                        ent.file,
+                        _option_pointer(ent, key),
+                        f"endpoint {eid!r}: {proto.id} {key} {protocols.literal(opts[key])!r} is a"
+                        " subscription filter, not a default destination of its messages",
+                    )
             refs = ent.data.get("messagegroups")
             if not isinstance(refs, list):
                 continue
-            proto = ent.data.get("protocol")
-            opts = (
-                ent.data.get("protocoloptions")
-                if isinstance(ent.data.get("protocoloptions"), dict)
-                else {}
-            )
-            routing = {k: v for k, v in (opts or {}).items() if k in _ROUTING_OPTIONS}
+            defaults = protocols.defaults(proto, opts) if proto is not None else {}
             for i, ref in enumerate(refs):
                 path = _ref_path(ref) if isinstance(ref, str) else None
                 gid = path[1] if path and len(path) == 2 and path[0] == "messagegroups" else None
@@ -403,20 +504,95 @@ class _Resolver:
                         f"endpoint {eid!r} selects {ref!r}, which is not a message group",
                     )
                     continue
-                if not isinstance(proto, str):
-                    continue
-                for rm in by_id[gid].messages:
-                    if "protocol" not in rm.data:
-                        rm.data["protocol"] = proto
-                        if routing:
-                            rm.data["protocoloptions"] = deep_merge(
-                                routing, rm.data.get("protocoloptions") or {}
-                            )
+                if proto is not None:
+                    selected.setdefault(gid, []).append((eid, ent, proto, defaults))
+        for g in groups:
+            self.group_defaults(g, selected.get(g.id, []))
+
+    def group_defaults(
+        self,
+        g: ResolvedGroup,
+        endpoints: list[tuple[str, Entity, protocols.Protocol, dict[str, Any]]],
+    ) -> None:
+        gproto = protocols.lookup(g.data.get("protocol"))
+        graw = g.data.get("protocoloptions")
+        gdefaults: dict[str, Any] = {}
+        if gproto is not None and isinstance(graw, dict):
+            protocols.check_shared(gproto, graw, g.file, g.pointer + "/protocoloptions", self.d)
+            gdefaults = protocols.defaults(gproto, graw)
+        bindings = {p.id: p for _, _, p, _ in endpoints}
+        implied: protocols.Protocol | None = gproto
+        if implied is None and len(bindings) == 1:
+            implied = next(iter(bindings.values()))
+        elif implied is None and len(bindings) > 1 and any(
+            "protocol" not in rm.data for rm in g.messages
+        ):
+            first = endpoints[0][1]
+            self.d.warning(
+                "XRG208",
+                g.file,
+                g.pointer,
+                f"message group {g.id!r} is selected by endpoints of several protocols"
+                f" ({', '.join(sorted(bindings))}); its messages stay protocol-neutral and get"
+                f" no destination from them (first: {first.location})",
+            )
+        # endpoint defaults per binding, first endpoint first
+        merged: dict[str, dict[str, Any]] = {}
+        origin: dict[tuple[str, str], str] = {}
+        for eid, ent, ep_proto, defaults in endpoints:
+            into = merged.setdefault(ep_proto.id, {})
+            for key, value in defaults.items():
+                if key not in into:
+                    into[key] = value
+                    origin[(ep_proto.id, key)] = eid
+                elif key in ep_proto.maps and isinstance(value, dict):
+                    into[key] = {**value, **into[key]}
+                elif protocols.literal(value) != protocols.literal(into[key]):
+                    self.d.warning(
+                        "XRG207",
+                        ent.file,
+                        _option_pointer(ent, key),
+                        f"endpoint {eid!r} gives group {g.id!r} {key}"
+                        f" {protocols.literal(value)!r}, but endpoint"
+                        f" {origin[(ep_proto.id, key)]!r} gives"
+                        f" {protocols.literal(into[key])!r} first, which is used",
+                    )
+        for rm in g.messages:
+            proto = protocols.lookup(rm.data.get("protocol"))
+            if "protocol" not in rm.data and implied is not None:
+                rm.data["protocol"] = (
+                    g.data["protocol"] if implied is gproto else endpoints[0][2].id
+                )
+                proto = implied
+            if proto is None:
+                continue
+            defaults = merged.get(proto.id, {})
+            if gproto is proto:
+                defaults = protocols.with_defaults(proto, gdefaults, defaults)
+            if not defaults:
+                continue
+            own = rm.data.get("protocoloptions")
+            rm.data["protocoloptions"] = protocols.with_defaults(
+                proto, own if isinstance(own, dict) else {}, defaults
+            )
 
 
-_ROUTING_OPTIONS = frozenset(
-    {"topic", "topic_name", "subject", "node", "address", "path", "method", "qos"}
-)
+def _option_pointer(ent: Entity, key: str) -> str:
+    """Where an endpoint writes option ``key``: in ``protocoloptions`` or its nested
+    ``options`` (a legacy ``config`` is read as ``protocoloptions``)."""
+    base = ent.pointer + "/protocoloptions"
+    raw = ent.data.get("protocoloptions")
+    if isinstance(raw, dict) and key not in raw:
+        nested = raw.get("options")
+        if isinstance(nested, dict) and key in nested:
+            base += "/options"
+    return base + pointer(key)
+
+
+def _rebinds(base: dict[str, Any], child: dict[str, Any]) -> bool:
+    """Whether ``child`` binds to another protocol than its ``basemessage``."""
+    mine, theirs = protocols.lookup(child.get("protocol")), protocols.lookup(base.get("protocol"))
+    return mine is not None and theirs is not None and mine.family != theirs.family
 
 
 def _is_cloudevents(envelope: Any) -> bool:
@@ -450,6 +626,22 @@ def _json_fragment(schema: Any, fragment: str) -> Any:
     out = {k: schema[k] for k in ("$schema", "definitions", "$defs") if k in schema}
     out.update({"$ref": "#/" + fragment, "title": fragment.rsplit("/", 1)[-1]})
     return out
+
+
+def _json_type_pointer(schema: Any, name: str) -> str | None:
+    """The pointer (without ``#/``) that ``<schema>:name`` names in a JSON Schema: ``name``
+    itself when it is a pointer to a member, else ``definitions/name`` or ``$defs/name``
+    when present; ``None`` (the root schema) otherwise."""
+    candidates = [name.lstrip("/")] if "/" in name else []
+    candidates += [f"definitions/{name}", f"$defs/{name}"]
+    for candidate in candidates:
+        node = schema
+        for token in candidate.split("/"):
+            token = token.replace("~1", "/").replace("~0", "~")
+            node = node.get(token) if isinstance(node, dict) else None
+        if isinstance(node, dict):
+            return candidate
+    return None
 
 
 def _avro_named(schema: Any, name: str) -> Any:

@@ -15,7 +15,7 @@ import base64
 import binascii
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -23,11 +23,13 @@ from jsonschema import validators as js_validators
 from pydantic import BaseModel, ValidationError
 
 from . import catalog_model as cm
+from . import protocols
 from .diagnostics import Diagnostics, pointer
 from .load import (
+    SourceError,
     is_cloudevents,
+    parse_text,
     paused_gc,
-    protocol_family,
     schema_format_family,
     schema_format_version,
 )
@@ -49,6 +51,7 @@ def _validate(registry: Registry, diags: Diagnostics) -> None:
         g = group.entity
         _structure(cm.MessageGroup, g, "XRG120", "message group", diags)
         _check_selectors(g.data, g.file, g.pointer, diags)
+        _check_shared_options(g.data, g.file, g.pointer, diags)
         for msg in group.messages.values():
             validate_message(msg.data, msg.file, msg.pointer, diags, group=g.data)
     for sgroup in registry.schemagroups.values():
@@ -146,12 +149,12 @@ def _check_selectors(data: Data, file: str, ptr: str, diags: Diagnostics) -> Non
             f"envelope '{env}' is not supported (only CloudEvents/1.0); it is ignored",
         )
     proto = data.get("protocol")
-    if isinstance(proto, str) and protocol_family(proto) is None:
+    if isinstance(proto, str) and protocols.lookup(proto) is None:
         diags.warning(
             "XRG162",
             file,
             ptr + "/protocol",
-            f"protocol '{proto}' is not supported; its options are not checked",
+            f"protocol '{proto}' is not supported; its options are neither checked nor applied",
         )
 
 
@@ -174,8 +177,8 @@ def _check_group_consistency(
 
 
 def _same_protocol(a: str, b: str) -> bool:
-    fa, fb = protocol_family(a), protocol_family(b)
-    return fa == fb if fa and fb else a.lower() == b.lower()
+    fa, fb = protocols.lookup(a), protocols.lookup(b)
+    return fa is fb if fa and fb else a.lower() == b.lower()
 
 
 # ----------------------------------------------------------------------- declared content
@@ -209,9 +212,9 @@ def _check_declared(data: Data, file: str, ptr: str, diags: Diagnostics) -> None
                 )
     _check_selectors(data, file, ptr, diags)
     po = data.get("protocoloptions")
-    family = protocol_family(data.get("protocol"))
-    if isinstance(po, dict) and family is not None:
-        _check_protocol_options(family, po, file, ptr + "/protocoloptions", diags)
+    proto = protocols.lookup(data.get("protocol"))
+    if isinstance(po, dict) and proto is not None:
+        _check_protocol_options(proto, po, file, ptr + "/protocoloptions", diags)
 
 
 def _check_ce_attribute(name: str, attr: Data, file: str, ptr: str, diags: Diagnostics) -> None:
@@ -241,6 +244,9 @@ def _check_ce_attribute(name: str, attr: Data, file: str, ptr: str, diags: Diagn
                 "XRG131", file, ptr, 'specversion must be declared as type string with value "1.0"'
             )
         return
+    if name == "time" and isinstance(value, str) and "{" in value:
+        _warn_fixed_time(value, file, ptr, diags)  # a template: as ignored as a constant
+        return
     if not isinstance(kind, str):
         return  # structural error already reported
     if kind not in VALUE_CHECKS:
@@ -263,23 +269,21 @@ def _check_ce_attribute(name: str, attr: Data, file: str, ptr: str, diags: Diagn
             "XRG136", file, ptr + "/value", "the CloudEvents 'id' should not have a constant value"
         )
     if name == "dataschema" and isinstance(value, str) and value and not may_be_absolute(value):
+        base = registry_base(file)
+        fate = (
+            f"it is read as {absolute_dataschema(base, value)!r}, relative to the registry"
+            if base
+            else "it is left out (the producer does not send it and the dispatcher does not"
+            " expect it), as the catalog was not read from an http(s) registry"
+        )
         diags.warning(
             "XRG144",
             file,
             ptr + "/value",
-            f"'dataschema' value {value!r} is not an absolute URI as CloudEvents requires;"
-            " the producer sends it as declared and CloudEvents consumers (this package's"
-            " dispatcher and Spark decoders too) dead-letter such events",
+            f"'dataschema' value {value!r} is not an absolute URI as CloudEvents requires; {fate}",
         )
     if name == "time" and value is not None and value != _NOW:
-        diags.warning(
-            "XRG137",
-            file,
-            ptr + "/value",
-            f"'time' has the fixed value {value!r}; it is ignored (events get the time they"
-            f" are created, or the one given, and time is not matched on receipt): use {_NOW!r}"
-            " for 'now' or omit the value",
-        )
+        _warn_fixed_time(value, file, ptr, diags)
     if name in FREE_CORE and value == "":
         diags.warning(
             "XRG145",
@@ -288,6 +292,38 @@ def _check_ce_attribute(name: str, attr: Data, file: str, ptr: str, diags: Diagn
             f"'{name}' has an empty value, which CloudEvents does not allow; it is read as no"
             " value (the producer takes it as an argument)",
         )
+
+
+def _warn_fixed_time(value: Any, file: str, ptr: str, diags: Diagnostics) -> None:
+    diags.warning(
+        "XRG137",
+        file,
+        ptr + "/value",
+        f"'time' has the fixed value {value!r}; it is ignored (events get the time they"
+        f" are created, or the one given, and time is not matched on receipt): use {_NOW!r}"
+        " for 'now' or omit the value",
+    )
+
+
+def registry_base(file: str) -> str | None:
+    """The registry root URL of a catalog read from http(s) (``file`` is its URL), else None:
+    the URL without query and fragment, cut before its first xRegistry collection."""
+    if not _HTTP.match(file):
+        return None
+    base = file.split("#", 1)[0].split("?", 1)[0]
+    for collection in ("/messagegroups", "/schemagroups", "/endpoints"):
+        base = base.split(collection, 1)[0]
+    return base.rstrip("/")
+
+
+def absolute_dataschema(base: str, value: str) -> str:
+    """A registry-relative ``dataschema`` made absolute from the registry root ``base``."""
+    if value.startswith("#"):
+        value = value[1:]
+    return base + value if value.startswith("/") else base + "/" + value
+
+
+_HTTP = re.compile(r"^https?://", re.IGNORECASE)
 
 
 def may_be_absolute(template: str) -> bool:
@@ -381,92 +417,25 @@ VALUE_CHECKS: dict[str, Callable[[Any], str | None]] = {
 
 # --------------------------------------------------------------------- protocol options
 
-_HTTP_METHODS = frozenset(
-    {"GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"}
-)
-_TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
-_MQTT5_ONLY = (
-    "payload_format",
-    "payload_format_indicator",
-    "message_expiry_interval",
-    "response_topic",
-    "correlation_data",
-    "content_type",
-    "user_properties",
-)
+def _check_shared_options(data: Data, file: str, ptr: str, diags: Diagnostics) -> None:
+    """The options of a group or endpoint, which its messages take as defaults (a nested
+    ``options`` object of an endpoint is checked where it is written)."""
+    po = data.get("protocoloptions")
+    proto = protocols.lookup(data.get("protocol"))
+    if isinstance(po, dict) and proto is not None:
+        _check_protocol_options(proto, po, file, ptr + "/protocoloptions", diags)
+        nested = po.get("options")
+        if isinstance(nested, dict):
+            _check_protocol_options(proto, nested, file, ptr + "/protocoloptions/options", diags)
 
 
-def _literal(v: Any) -> Any:
-    """The literal behind a loose option value (an attribute definition's ``value``)."""
-    return v.get("value") if isinstance(v, dict) else v
-
-
-def _check_protocol_options(family: str, po: Data, file: str, ptr: str, diags: Diagnostics) -> None:
-    """Structure of the options of a known protocol plus per-option value rules."""
-    model = cm.PROTOCOL_OPTIONS.get(family)
-    if model is not None:
-        _structure(model, Entity(po, file, ptr), "XRG126", f"{family} protocol options", diags)
-    if family == "HTTP":
-        _check_http_declared(po, file, ptr, diags)
-    elif family == "KAFKA":
-        key64 = _literal(po.get("key_base64"))
-        if isinstance(key64, str) and "{" not in key64 and _is_binary(key64):
-            diags.error("XRG169", file, ptr + "/key_base64", "key_base64 is not valid base64")
-    elif family.startswith("MQTT"):
-        qos = _literal(po.get("qos"))
-        if (
-            qos is not None
-            and not (isinstance(qos, str) and "{" in qos)
-            and (isinstance(qos, bool) or qos not in (0, 1, 2))
-        ):
-            diags.error("XRG170", file, ptr + "/qos", f"MQTT qos must be 0, 1 or 2, not {qos!r}")
-        if family == "MQTT/3.1.1":
-            for opt in _MQTT5_ONLY:
-                if opt in po:
-                    diags.warning(
-                        "XRG171", file, ptr + pointer(opt), f"'{opt}' exists only in MQTT 5.0"
-                    )
-
-
-def _check_http_declared(po: Data, file: str, ptr: str, diags: Diagnostics) -> None:
-    method = _literal(po.get("method"))
-    if isinstance(method, str) and "{" not in method:
-        if not _TOKEN.match(method):
-            diags.error("XRG165", file, ptr + "/method", f"'{method}' is not a valid HTTP method")
-        elif method not in _HTTP_METHODS:
-            known = method.upper() in _HTTP_METHODS
-            diags.warning(
-                "XRG165",
-                file,
-                ptr + "/method",
-                f"HTTP method '{method}'"
-                + (
-                    " is case-sensitive; write it in upper case"
-                    if known
-                    else " is not a standard method"
-                ),
-            )
-    status = _literal(po.get("status"))
-    if status is not None and not (isinstance(status, str) and "{" in status):
-        text = str(status) if not isinstance(status, bool) else ""
-        if not (text.isdigit() and len(text) == 3 and 100 <= int(text) <= 599):
-            diags.error(
-                "XRG166",
-                file,
-                ptr + "/status",
-                f"HTTP status must be a code 100-599, not {status!r}",
-            )
-    headers = po.get("headers")
-    names: Iterable[Any] = ()
-    if isinstance(headers, list):
-        names = (h.get("name") for h in headers if isinstance(h, dict))
-    elif isinstance(headers, dict):
-        names = headers.keys()
-    for name in names:
-        if isinstance(name, str) and not _TOKEN.match(name):
-            diags.error(
-                "XRG167", file, ptr + "/headers", f"'{name}' is not a valid HTTP header name"
-            )
+def _check_protocol_options(
+    proto: protocols.Protocol, po: Data, file: str, ptr: str, diags: Diagnostics
+) -> None:
+    """Structure of the options of a known protocol plus its per-option value rules."""
+    _structure(proto.model, Entity(po, file, ptr), "XRG126", f"{proto.id} protocol options", diags)
+    if proto.check is not None:
+        proto.check(po, file, ptr, diags)
 
 
 # --------------------------------------------------------------------- whole-message rules
@@ -486,26 +455,25 @@ def _check_complete(data: Data, file: str, ptr: str, diags: Diagnostics) -> None
             ptr + "/protocol",
             "'protocoloptions' is required when 'protocol' is set",
         )
-    family = protocol_family(proto)
-    if isinstance(po, dict):
-        if family == "HTTP" and po.get("method") is not None and po.get("status") is not None:
-            diags.error(
-                "XRG164",
-                file,
-                ptr + "/protocoloptions",
-                "HTTP 'method' and 'status' are mutually exclusive",
-            )
-        if family == "KAFKA" and po.get("key") is not None and po.get("key_base64") is not None:
-            diags.error(
-                "XRG168",
-                file,
-                ptr + "/protocoloptions",
-                "Kafka 'key' and 'key_base64' are mutually exclusive",
-            )
+    binding = protocols.lookup(proto)
+    if isinstance(po, dict) and binding is not None and binding.check_complete is not None:
+        binding.check_complete(po, file, ptr + "/protocoloptions", diags)
 
 
 def _check_ce_complete(data: Data, file: str, ptr: str, diags: Diagnostics) -> None:
     em = data.get("envelopemetadata")
+    ce_type = _attr_value(em, "type") if isinstance(em, dict) else None
+    if not (isinstance(ce_type, str) and ce_type):
+        where = "/envelopemetadata/type" if isinstance(em, dict) and "type" in em else "/envelope"
+        base = data.get("basemessage")
+        diags.error(
+            "XRG146",
+            file,
+            ptr + where,
+            "a CloudEvents message needs a 'type' value; without one its producer would emit"
+            " events that every CloudEvents consumer rejects"
+            + (f" (its basemessage {base!r} did not resolve)" if isinstance(base, str) else ""),
+        )
     if em is None:
         diags.warning(
             "XRG138",
@@ -633,14 +601,17 @@ def _check_schema_document(doc: Any, fmt: Any, file: str, ptr: str, diags: Diagn
         return
     if isinstance(doc, str) and family != "protobuf" and _looks_like_json_text(doc, family):
         try:
-            doc = json.loads(doc)
-        except json.JSONDecodeError as e:
-            diags.error(
-                "XRG154",
-                file,
-                ptr,
-                f"{_FAMILY_NAMES[family]} text is not JSON: line {e.lineno}:{e.colno}: {e.msg}",
-            )
+            doc = parse_text(doc, yaml_syntax=False)  # within the load limits (depth, NaN, ...)
+        except SourceError as e:
+            if e.code == "XRG101":
+                diags.error(
+                    "XRG154",
+                    file,
+                    ptr,
+                    f"{_FAMILY_NAMES[family]} text is not JSON: {e.message.removeprefix('invalid JSON at ')}",
+                )
+            else:
+                diags.error(e.code, file, ptr, f"{_FAMILY_NAMES[family]} text: {e.message}")
             return
     if family == "json":
         check_json_schema(doc, schema_format_version(fmt), file, ptr, diags)
@@ -846,10 +817,11 @@ def _check_endpoint(ep: Entity, diags: Diagnostics) -> None:
     data, file, ptr = ep.data, ep.file, ep.pointer
     _structure(cm.Endpoint, ep, "XRG125", "endpoint", diags)
     _check_selectors(data, file, ptr, diags)
-    family = protocol_family(data.get("protocol"))
+    _check_shared_options(data, file, ptr, diags)
+    proto = protocols.lookup(data.get("protocol"))
     usage = data.get("usage")
     if isinstance(usage, list) and all(isinstance(u, str) for u in usage):
-        _check_usage(usage, family, file, ptr + "/usage", diags)
+        _check_usage(usage, proto, file, ptr + "/usage", diags)
     opts = data.get("envelopeoptions")
     if isinstance(opts, dict):
         mode = opts.get("mode")
@@ -875,7 +847,7 @@ def _check_endpoint(ep: Entity, diags: Diagnostics) -> None:
 
 
 def _check_usage(
-    usage: list[str], family: str | None, file: str, ptr: str, diags: Diagnostics
+    usage: list[str], proto: protocols.Protocol | None, file: str, ptr: str, diags: Diagnostics
 ) -> None:
     unknown = [u for u in usage if u not in _USAGES]
     if unknown:
@@ -891,7 +863,10 @@ def _check_usage(
         diags.error("XRG172", file, ptr, "usage must name at least one role")
     elif "producer" in roles and len(roles) > 1:
         diags.error("XRG172", file, ptr, "'producer' must not be combined with other usages")
-    elif roles == {"subscriber", "consumer"} and family in ("HTTP", "KAFKA"):
+    elif roles == {"subscriber", "consumer"} and proto is not None and proto.separate_roles:
         diags.error(
-            "XRG172", file, ptr, f"{family} endpoints must model subscriber and consumer separately"
+            "XRG172",
+            file,
+            ptr,
+            f"{proto.id} endpoints must model subscriber and consumer separately",
         )

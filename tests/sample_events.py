@@ -68,6 +68,18 @@ def wire_messages(pkg: ModuleType, info: Any, event: Any) -> list[tuple[str, str
     return [(name, mode, codec.encode(event, mode=mode, **route)) for mode in modes]
 
 
+def own_wires(pkg: ModuleType, message_id: str, event: Any) -> list[tuple[str, str, Any]]:
+    """Like :func:`wire_messages` but the destination comes from the catalog: only a
+    protocol-neutral message is given one (``topic="neutral"``, encoded for Kafka)."""
+    info = pkg.MESSAGES[message_id]
+    name, modes = CODECS[info.definition.protocol]
+    codec = importlib.import_module(f"{pkg.__name__}.bindings.{name}")
+    if info.definition.envelope is None:
+        modes = ("binary",)
+    route = {"topic": "neutral"} if info.definition.protocol is None else {}
+    return [(name, mode, codec.encode(event, mode=mode, **route)) for mode in modes]
+
+
 def relative_dataschema(info: Any) -> bool:
     """Whether the catalog fixes ``dataschema`` to a value that is not an absolute URI."""
     value = next(

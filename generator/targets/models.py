@@ -8,6 +8,7 @@ from pathlib import PurePosixPath
 from .. import ir
 from ..diagnostics import Diagnostics
 from ..models import render_models
+from ..payload_checks import XRG_UNRESOLVED_NAME, model_owner, rust_regex_only, unresolved_names
 from ..render import CHUNK
 from . import Options, OutputFile
 
@@ -21,10 +22,19 @@ def plan(catalog: ir.Catalog, options: Options, head: str, diags: Diagnostics) -
     for location, code, message in source.diagnostics:
         file, _, ptr = location.partition("#")
         diags.warning(code, file, ptr, message)
+    for cls, name in unresolved_names(source.code):
+        file, _, ptr = model_owner(catalog.payloads, cls).partition("#")
+        diags.error(
+            XRG_UNRESOLVED_NAME,
+            file,
+            ptr,
+            f"the generated models would not import: class {cls} uses {name!r}, which "
+            "nothing defines (a forward reference that does not resolve)",
+        )
     text = (
         head
         + '\n"""Payload models (pydantic v2) of the catalog\'s message schemas."""\n\n'
-        + chunked(source.code)
+        + chunked(rust_regex_only(source.code))
     )
     return [OutputFile(PurePosixPath("models.py"), text=text)]
 

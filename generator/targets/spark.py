@@ -6,23 +6,10 @@ import json
 from pathlib import PurePosixPath
 from typing import Any
 
-from .. import ir
+from .. import ir, protocols
 from ..literals import py_str
 from ..spark_types import event_schema, payload_to_spark
 from . import Options, OutputFile
-
-#: (landing binding, decoder function, its docstring); the function names are fixed public
-#: names (build.MODULE_NAMES keeps catalog names off them)
-_BINDINGS = (
-    ("kafka", "decode_kafka", "Decode a DataFrame with Spark's Kafka-source schema (binary and structured mode)."),
-    ("json", "decode_json", 'Decode a DataFrame with one string column "value" of structured CloudEvents JSON.'),
-    ("amqp", "decode_amqp", "Decode landed AMQP 1.0 messages (LANDING_SCHEMAS['amqp'])."),
-    ("mqtt", "decode_mqtt", "Decode landed MQTT messages (LANDING_SCHEMAS['mqtt'])."),
-    ("nats", "decode_nats", "Decode landed NATS messages (LANDING_SCHEMAS['nats'])."),
-    ("http", "decode_http", "Decode landed HTTP requests (LANDING_SCHEMAS['http'])."),
-    ("pulsar", "decode_pulsar", "Decode landed Pulsar messages (LANDING_SCHEMAS['pulsar'])."),
-    ("rocketmq", "decode_rocketmq", "Decode landed RocketMQ messages (LANDING_SCHEMAS['rocketmq'])."),
-)
 
 
 def _json(value: Any) -> str:
@@ -60,6 +47,18 @@ def plan(catalog: ir.Catalog, options: Options, head: str) -> list[OutputFile]:
         "header": head,
         "payloads": payloads,
         "messages": messages,
-        "bindings": [{"function": f, "literal": py_str(n), "doc": d} for n, f, d in _BINDINGS],
+        # the decoder functions are fixed public names (build.MODULE_NAMES keeps catalog
+        # names off them), one per landing shape of protocols.SPARK_LANDINGS
+        "bindings": [
+            {"function": b.function, "literal": py_str(b.binding), "doc": b.doc}
+            for b in protocols.SPARK_LANDINGS
+        ],
+        "all": [
+            py_str(name)
+            for name in sorted(
+                ("AVRO_SCHEMAS", "EVENT_SCHEMAS", "LANDING_SCHEMAS", "SCHEMAS", "decoder")
+                + tuple(b.function for b in protocols.SPARK_LANDINGS)
+            )
+        ],
     }
     return [OutputFile(PurePosixPath("spark.py"), "pyspark/spark.py.j2", context)]

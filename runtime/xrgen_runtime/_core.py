@@ -26,13 +26,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
 from typing import Any, Generic, TypeVar
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 from pydantic import BaseModel
 from pydantic_core import to_json
 
 __all__ = [
+    "CACHE_KEY_MAX",
     "CORE_ATTRIBUTE_KINDS",
+    "DETAIL_MAX",
     "REQUIRED_ATTRIBUTES",
     "SPECVERSION",
     "AmqpBinding",
@@ -58,6 +60,7 @@ __all__ = [
     "RocketMqMessage",
     "UriTemplate",
     "WireMessage",
+    "bounded_detail",
     "check_decoded",
     "check_event",
     "coerce_attribute",
@@ -66,6 +69,7 @@ __all__ = [
     "format_time",
     "is_attribute_name",
     "is_json_content_type",
+    "is_media_type",
     "model_json",
     "new_id",
     "parse_attribute",
@@ -81,15 +85,44 @@ T = TypeVar("T")
 AttrValue = str | int | bool | bytes | datetime
 
 
+#: the longest dead-letter detail (and ``DecodeError.detail``), in characters
+DETAIL_MAX = 4096
+_TRUNCATED = " ...(truncated)"
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _escape_control(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def bounded_detail(text: str) -> str:
+    """``text`` as one line of at most ``DETAIL_MAX`` characters: control characters (CR, LF,
+    NUL, DEL, C1, U+2028/2029) written as ``\\xNN``/``\\uNNNN``, the rest cut off with a
+    ``...(truncated)`` mark. Safe to put into a log line; linear in ``DETAIL_MAX``."""
+    cut = len(text) > DETAIL_MAX
+    if cut:
+        text = text[:DETAIL_MAX]
+    if _CONTROL.search(text) is not None:
+        text = _CONTROL.sub(_escape_control, text)
+        cut = cut or len(text) > DETAIL_MAX
+    if cut:
+        text = text[: DETAIL_MAX - len(_TRUNCATED)] + _TRUNCATED
+    return text
+
+
 class DecodeError(ValueError):
     """A wire message or event body that cannot be decoded.
 
     ``reason`` is a stable, machine-readable code (e.g. ``"invalid-json"``,
     ``"missing-attribute"``, ``"invalid-specversion"``, ``"invalid-attribute"``,
-    ``"invalid-encoding"``, ``"unsupported-format"``); ``detail`` is for humans.
+    ``"invalid-encoding"``, ``"unsupported-format"``); ``detail`` is for humans: one line of
+    at most ``DETAIL_MAX`` characters (see :func:`bounded_detail`), whatever the input.
     """
 
     def __init__(self, reason: str, detail: str = "") -> None:
+        if len(detail) > 200 or _CONTROL.search(detail) is not None:
+            detail = bounded_detail(detail)
         super().__init__(f"{reason}: {detail}" if detail else reason)
         self.reason = reason
         self.detail = detail
@@ -384,10 +417,7 @@ class Event(Generic[T]):
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return (
-            f"Event(attributes={self.attributes!r}, data={self.data!r}, "
-            f"binding={self.binding!r})"
-        )
+        return f"Event(attributes={self.attributes!r}, data={self.data!r}, binding={self.binding!r})"
 
 
 def data_bytes(event: Event[Any]) -> bytes | None:
@@ -707,7 +737,7 @@ def is_json_content_type(content_type: str | None) -> bool:
     result = "/" in media and (
         media.endswith("/json") or (media.endswith("+json") and "/" in media[:-5])
     )
-    if len(_JSON_TYPES) < 1024:
+    if len(content_type) <= CACHE_KEY_MAX and len(_JSON_TYPES) < 1024:
         _JSON_TYPES[content_type] = result
     return result
 
@@ -786,7 +816,10 @@ def check_decoded(attributes: dict[str, AttrValue]) -> dict[str, AttrValue]:
     if (
         get("dataschema") is None
         and get("subject") is None
-        and (content_type is None or (content_type.__class__ is str and content_type))
+        and (
+            content_type is None
+            or (content_type.__class__ is str and is_media_type(content_type))
+        )
     ):
         return attributes
     for name in ("datacontenttype", "dataschema", "subject"):
@@ -799,7 +832,39 @@ def check_decoded(attributes: dict[str, AttrValue]) -> dict[str, AttrValue]:
             )
         if name == "dataschema":
             parse_attribute(name, value, "uri")
+        elif name == "datacontenttype" and not is_media_type(value):
+            raise DecodeError(
+                "invalid-attribute", "datacontenttype: not an RFC 2046 media type"
+            )
     return attributes
+
+
+#: Runtime caches (of content types, header and attribute names: texts from the wire) keep
+#: keys up to ``CACHE_KEY_MAX`` characters and at most a few thousand entries, so each is
+#: bounded in bytes (4,096 keys of 256 characters: at most about 4 MB, 1.2 MB for ASCII),
+#: whatever the input: longer keys are computed every time instead of cached.
+CACHE_KEY_MAX = 256
+
+_TOKEN = r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+"
+_QUOTED = r'"(?:[\t \x21\x23-\x5b\x5d-\x7e\x80-\xff]|\\[\t \x21-\x7e\x80-\xff])*"'
+#: RFC 2046 / RFC 7231 section 3.1.1.1: ``type "/" subtype *( OWS ";" OWS parameter )``
+#: (every repetition starts with a character its neighbours cannot take: linear)
+_MEDIA_TYPE = re.compile(
+    rf"{_TOKEN}/{_TOKEN}(?:[ \t]*;[ \t]*{_TOKEN}=(?:{_TOKEN}|{_QUOTED}))*[ \t]*"
+)
+#: media types seen valid (bounded in bytes, see ``CACHE_KEY_MAX``)
+_MEDIA_TYPES_OK: set[str] = set()
+
+
+def is_media_type(text: str) -> bool:
+    """Whether ``text`` is an RFC 2046 media type (``type/subtype`` and parameters)."""
+    if text in _MEDIA_TYPES_OK:
+        return True
+    if _MEDIA_TYPE.fullmatch(text) is None:
+        return False
+    if len(text) <= CACHE_KEY_MAX and len(_MEDIA_TYPES_OK) < 1024:
+        _MEDIA_TYPES_OK.add(text)
+    return True
 
 
 # --------------------------------------------------------------------------------------------
@@ -808,6 +873,12 @@ def check_decoded(attributes: dict[str, AttrValue]) -> dict[str, AttrValue]:
 
 _VAR = re.compile(r"\{([^{}]*)\}")
 _UNRESERVED_TEXT = re.compile(r"[A-Za-z0-9\-._~]*")
+#: what a placeholder's expansion consists of: unreserved characters and ``%XX`` triplets
+#: (a single character class: linear, nothing to backtrack)
+_EXPANSION = re.compile(r"[A-Za-z0-9\-._~%]*")
+_EXPANSION_CHARS = frozenset(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~%"
+)
 
 
 def pct_encode_unreserved(value: str) -> str:
@@ -820,42 +891,81 @@ def pct_encode_unreserved(value: str) -> str:
     return quote(value, safe="")
 
 
+def pct_decode(raw: str) -> str | None:
+    """A placeholder's expansion with its ``%XX`` triplets decoded (``None``: not UTF-8)."""
+    if "%" not in raw:
+        return raw
+    try:
+        return unquote(raw, errors="strict")
+    except UnicodeDecodeError:
+        return None
+
+
 class UriTemplate:
     """An RFC 6570 level-1 template (``{var}`` simple string expansion only).
 
     ``expand`` percent-encodes every value; ``match`` is the inverse: it returns the
     percent-decoded placeholder values, or ``None`` when the text does not fit the template.
-    The same placeholder used twice must carry the same value.
+
+    Matching takes time linear in the text and uses no backtracking regex. A placeholder's
+    expansion consists of unreserved characters and ``%XX`` triplets; the literal text after
+    each placeholder is placed at its leftmost occurrence (the gap before it must be such an
+    expansion), and the last placeholder takes the rest up to the final literal. Every
+    expansion of the template matches. When an expansion is ambiguous (a value contains the
+    literal that follows its placeholder, as ``.`` in ``{a}.{b}`` with ``a = "x.y"``), the
+    tie-break is *leftmost-shortest*: each placeholder, in order, takes the shortest value that
+    lets the rest match (``x.y.z`` gives ``a="x"``, ``b="y.z"``). A template is
+    :attr:`unambiguous` when no placeholder is followed by a literal that an expansion may
+    contain. A placeholder used twice carries one value: its later occurrences must repeat the
+    text of the first, which is matched leftmost-shortest like any other (so an expansion such
+    as ``x.y.x.y`` of ``{a}.{a}`` is not found: the only ambiguity a match can miss).
+    ``match(text, known)`` matches placeholders whose values are already
+    known (from another attribute) as their expansion, which settles an ambiguity that the
+    other attribute fixes.
     """
 
-    __slots__ = ("text", "names", "_literals", "_slots", "_regex")
+    __slots__ = (
+        "text",
+        "names",
+        "ambiguity",
+        "unambiguous",
+        "_literals",
+        "_slots",
+        "_tokens",
+    )
 
     def __init__(self, text: str) -> None:
         self.text = text
         parts: list[str] = []
         names: list[str] = []
-        pattern: list[str] = []
         pos = 0
         for m in _VAR.finditer(text):
-            literal = text[pos : m.start()]
-            parts.append(literal)
-            pattern.append(re.escape(literal))
+            parts.append(text[pos : m.start()])
             name = m.group(1)
-            parts.append("{" + name + "}")
-            group = "v" + str(names.index(name) if name in names else len(names))
-            if name in names:
-                pattern.append(f"(?P={group})")
-            else:
+            parts.append(name)
+            if name not in names:
                 names.append(name)
-                pattern.append(f"(?P<{group}>[A-Za-z0-9\\-._~%]*)")
             pos = m.end()
         parts.append(text[pos:])
-        pattern.append(re.escape(text[pos:]))
         self.names: tuple[str, ...] = tuple(names)
         #: literal text around the placeholders, and the placeholder of each slot
-        self._literals = tuple(parts[0::2])
-        self._slots = tuple(p[1:-1] for p in parts[1::2])
-        self._regex = re.compile("".join(pattern))
+        self._literals: tuple[str, ...] = tuple(parts[0::2])
+        self._slots: tuple[str, ...] = tuple(parts[1::2])
+        #: (is placeholder, name or literal text), empty literals left out
+        self._tokens: tuple[tuple[bool, str], ...] = tuple(
+            (i % 2 == 1, p) for i, p in enumerate(parts) if p or i % 2 == 1
+        )
+        #: how many placeholders may have several readings: followed by a literal that an
+        #: expansion may contain (or by another placeholder), or repeated
+        self.ambiguity = (
+            len(self._slots)
+            - len(names)
+            + sum(
+                not literal or literal[0] in _EXPANSION_CHARS
+                for literal in self._literals[1:-1]
+            )
+        )
+        self.unambiguous = self.ambiguity == 0
 
     def expand(self, values: Mapping[str, object]) -> str:
         """The template with each placeholder's value percent-encoded; a placeholder without
@@ -870,22 +980,99 @@ class UriTemplate:
             out.append(literal)
         return "".join(out)
 
-    def match(self, text: str) -> dict[str, str] | None:
-        m = self._regex.fullmatch(text)
-        if m is None:
-            return None
-        from urllib.parse import unquote
+    def match(
+        self, text: str, known: Mapping[str, str] | None = None
+    ) -> dict[str, str] | None:
+        """The percent-decoded placeholder values of ``text``; ``None`` when it does not fit.
 
-        try:
-            return {
-                name: unquote(m.group("v" + str(i)), errors="strict")
-                for i, name in enumerate(self.names)
+        ``known``: values of some placeholders fixed elsewhere; ``text`` must carry the same
+        values (they are part of the result).
+        """
+        if known and not known.keys().isdisjoint(self.names):
+            fixed = {
+                name: pct_encode_unreserved(known[name])
+                for name in self.names
+                if name in known
             }
-        except UnicodeDecodeError:
+            raw = self._split(text, fixed)
+            if raw is None:
+                # the text may encode a known value in another way (``%2e`` for ``.``)
+                raw = self._split(text, {})
+            values = _decode_all(raw)
+            if values is None or any(
+                known.get(name, value) != value for name, value in values.items()
+            ):
+                return None
+            return values
+        return _decode_all(self._split(text, {}))
+
+    def _split(self, text: str, fixed: dict[str, str]) -> dict[str, str] | None:
+        """The raw (still percent-encoded) text of each placeholder, leftmost-shortest.
+
+        ``fixed``: placeholder -> the expansion it must have (a literal). Linear in ``text``:
+        one forward scan (``str.find``) per literal run plus one character-class check per
+        placeholder value.
+        """
+        raw: dict[str, str] = dict(fixed)
+        pos = 0
+        pending: str | None = (
+            None  # the placeholder whose value ends at the next literal
+        )
+        run: list[str] = []  # literal text since the last free placeholder
+        for is_slot, value in self._tokens:
+            if not is_slot:
+                run.append(value)
+                continue
+            expansion = raw.get(value)
+            if expansion is not None:
+                run.append(expansion)  # a repeated or known placeholder: literal text
+                continue
+            literal = "".join(run)
+            run.clear()
+            if pending is None:
+                if not text.startswith(literal, pos):
+                    return None
+            else:
+                at = text.find(literal, pos)
+                if at < 0 or not _EXPANSION.fullmatch(text, pos, at):
+                    return None
+                raw[pending] = text[pos:at]
+                pos = at
+            pos += len(literal)
+            expansion = raw.get(value)
+            if expansion is not None:  # the placeholder that just ended, repeated
+                run.append(expansion)
+                pending = None
+            else:
+                pending = value
+        tail = "".join(run)
+        if pending is None:
+            return raw if text[pos:] == tail else None
+        end = len(text) - len(tail)
+        if (
+            end < pos
+            or not text.endswith(tail)
+            or not _EXPANSION.fullmatch(text, pos, end)
+        ):
             return None
+        raw[pending] = text[pos:end]
+        return raw
 
     def __repr__(self) -> str:
         return f"UriTemplate({self.text!r})"
+
+
+def _decode_all(raw: dict[str, str] | None) -> dict[str, str] | None:
+    """Each placeholder's raw text percent-decoded (``None`` if one is not UTF-8)."""
+    if raw is None:
+        return None
+    values: dict[str, str] = {}
+    for name, text in raw.items():
+        value = pct_decode(text)
+        if value is None:
+            return None
+        values[name] = value
+    return values
 
 
 # --------------------------------------------------------------------------------------------

@@ -14,14 +14,23 @@ Pipeline of :meth:`DispatcherBase.dispatch` (and :meth:`DispatcherBase.dispatch_
 3. keep the candidates whose constant attributes, uritemplate attributes and protocol options
    all match, collecting the template placeholder values (percent-decoded) into ``params``;
    a definition bound to a protocol only matches events that arrived over that protocol;
-4. in catalog order, the first matching definition that has a handler and whose payload model
-   validates (strictly, JSON semantics) receives a NEW ``Event`` (same attributes and binding,
-   ``data`` = the model instance, or ``bytes`` for opaque payloads) and ``params``.
+4. most specific first, the first matching definition that has a handler and whose payload
+   model validates (strictly, JSON semantics) receives a NEW ``Event`` (same attributes and
+   binding, ``data`` = the model instance, or ``bytes`` for opaque payloads) and ``params``.
+   Most specific: a definition bound to the wire's protocol before a protocol-less one, then
+   the one with more constants and templates to match (attributes, ``datacontenttype``, a
+   fixed ``type``, protocol options), then the one with more constants among them, then
+   catalog order (docs/routing.md). Candidates are sorted so once, when the dispatcher is
+   built: a protocol-bound definition never matches another protocol's wire, so the order is
+   the same for every wire and matching stays one pass.
 
 Every input ends in exactly one handler call or exactly one dead-letter call
-``dead_letter(original, reason, detail)`` with ``original`` the wire message (or the event for
-:meth:`DispatcherBase.dispatch_event`). Reasons: ``decode-error``, ``unknown-type``,
-``no-match``, ``validation-error``, ``no-handler``, ``handler-error``,
+``dead_letter(original, reason, detail)`` with ``original`` the wire message, whole and as
+received (or the event for :meth:`DispatcherBase.dispatch_event`). ``reason`` is one of the
+single-line tokens below; ``detail`` is one line of at most ``DETAIL_MAX`` (4,096)
+characters with control characters escaped (``_core.bounded_detail``), so the default
+callback's log line never carries raw CR/LF whatever the input. Reasons: ``decode-error``,
+``unknown-type``, ``no-match``, ``validation-error``, ``no-handler``, ``handler-error``,
 ``async-handler-in-sync-dispatch`` and (for bugs only) ``internal-error``. Nothing raises out
 of ``dispatch``: a failing dead-letter callback is logged.
 
@@ -44,12 +53,14 @@ import logging
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar, final
-from urllib.parse import unquote
 
 from pydantic import ValidationError
 from pydantic_core import to_json
 
 from ._core import (
+    _EXPANSION,
+    CACHE_KEY_MAX,
+    REQUIRED_ATTRIBUTES,
     AmqpBinding,
     AmqpMessage,
     AttrDef,
@@ -71,8 +82,10 @@ from ._core import (
     RocketMqMessage,
     UriTemplate,
     WireMessage,
+    bounded_detail,
     coerce_attribute,
     is_json_content_type,
+    pct_decode,
     to_canonical,
 )
 
@@ -243,7 +256,7 @@ def _media_type(content_type: str) -> str:
     media = _MEDIA_TYPES.get(content_type)
     if media is None:
         media = content_type.split(";", 1)[0].strip().lower()
-        if len(_MEDIA_TYPES) < 1024:
+        if len(content_type) <= CACHE_KEY_MAX and len(_MEDIA_TYPES) < 1024:
             _MEDIA_TYPES[content_type] = media
     return media
 
@@ -281,19 +294,28 @@ def _lookup(container: object, key: str, caseless: bool) -> object:
 
 
 class _Pattern:
-    """A ``UriTemplate`` prepared for matching many values (placeholders into ``params``)."""
+    """A ``UriTemplate`` prepared for matching many values (placeholders into ``params``).
 
-    __slots__ = ("template", "regex", "names")
+    Matching is linear in the value (see ``UriTemplate``). A template with one placeholder
+    (most of them) uses a regex ``head([unreserved%]*)tail``: one character class between
+    two fixed literals cannot backtrack more than ``len(tail)`` per character, and it is the
+    fastest check CPython has.
+    """
+
+    __slots__ = ("template", "names", "unambiguous", "single")
 
     def __init__(self, text: str) -> None:
         self.template = UriTemplate(text)
         self.names = self.template.names
-        # Use the template's own regex directly when it has the documented shape (one group
-        # ``v<i>`` per placeholder): this skips building an intermediate dict per match.
-        regex = getattr(self.template, "_regex", None)
-        groups = {f"v{i}": i + 1 for i in range(len(self.names))}
-        shaped = isinstance(regex, re.Pattern) and regex.groupindex == groups
-        self.regex: re.Pattern[str] | None = regex if shaped else None
+        self.unambiguous = self.template.unambiguous
+        literals = self.template._literals
+        self.single: re.Pattern[str] | None = None
+        if len(literals) == 2:
+            self.single = re.compile(
+                re.escape(literals[0])
+                + _EXPANSION.pattern.join(("(", ")"))
+                + re.escape(literals[1])
+            )
 
     def fill(self, text: str, params: dict[str, str]) -> bool:
         """Add the percent-decoded placeholder values of ``text`` to ``params``.
@@ -301,31 +323,21 @@ class _Pattern:
         ``False`` when ``text`` does not fit, is not UTF-8 after decoding, or a placeholder
         already in ``params`` has a different value.
         """
-        regex = self.regex
-        if regex is None:
-            found = self.template.match(text)
-            return found is not None and _merge(params, found)
-        m = regex.fullmatch(text)
-        if m is None:
-            return False
-        names = self.names
-        if len(names) == 1:  # most templates: no groups tuple and zip per match
-            raw = m.group(1)
-            value = _unquoted(raw) if "%" in raw else raw
-            return value is not None and params.setdefault(names[0], value) == value
-        for name, raw in zip(names, m.groups()):  # as long as names: see __init__
-            value = _unquoted(raw) if "%" in raw else raw
-            if value is None or params.setdefault(name, value) != value:
+        single = self.single
+        if single is not None:
+            m = single.fullmatch(text)
+            if m is None:
                 return False
+            raw = m.group(1)
+            value = pct_decode(raw) if "%" in raw else raw
+            return (
+                value is not None and params.setdefault(self.names[0], value) == value
+            )
+        found = self.template.match(text, params)
+        if found is None:
+            return False
+        params.update(found)
         return True
-
-
-def _unquoted(raw: str) -> str | None:
-    """A matched placeholder value percent-decoded (``None``: not UTF-8)."""
-    try:
-        return unquote(raw, errors="strict")
-    except UnicodeDecodeError:
-        return None
 
 
 #: one ``_Pattern`` per distinct template text: catalogs repeat templates across messages (a
@@ -407,6 +419,7 @@ class _Def:
         "is_async",
         "ok",
         "checks_attributes",
+        "rank",
     )
 
     def __init__(self, defn: MessageDef, index: int) -> None:
@@ -427,6 +440,9 @@ class _Def:
             (a.name, a.kind) for a in defn.attributes if a.kind in _TYPED_KINDS
         )
         self.constants = _shared(tuple(constants))
+        # the least ambiguous templates first: the values they fix settle the readings of
+        # the same placeholders in more ambiguous ones (see ``UriTemplate.match``)
+        templates.sort(key=lambda t: t[1].template.ambiguity)
         self.templates = _shared(tuple(templates))
         transit = _TRANSIT_FIELDS.get(self.family or "", frozenset())
         self.options = tuple(
@@ -441,6 +457,28 @@ class _Def:
             self.validator = defn.model.__pydantic_validator__
         self.checks_attributes = bool(
             self.required or self.constants or self.content_type is not None
+        )
+        #: the most-specific-match order (smaller first): bound to a protocol, then more
+        #: matched constants, templates and required extension attributes, then more of them
+        #: constants (an exact value is more specific than a pattern on the same field), then
+        #: catalog order
+        exact = (
+            len(self.constants)
+            + sum(o.pattern is None for o in self.options)
+            + (self.content_type is not None)
+            + _fixed_type(defn)
+        )
+        # a required extension attribute is a check too (the core ones every event has)
+        patterns = (
+            len(self.templates)
+            + sum(o.pattern is not None for o in self.options)
+            + sum(name not in REQUIRED_ATTRIBUTES for name in self.required)
+        )
+        self.rank = (
+            0 if self.family is not None else 1,
+            -(exact + patterns),
+            -exact,
+            index,
         )
         self.handler: Handler | None = None
         self.is_async = False
@@ -846,7 +884,7 @@ class _PendingDead:
     ) -> None:
         self.origin = origin
         self.reason = reason
-        self.detail = detail
+        self.detail = bounded_detail(detail)
         self.message_id = message_id
 
 
@@ -900,9 +938,13 @@ def _index_by_type(
         if c.defn.envelope and _fixed_type(c.defn):
             typed.setdefault(c.defn.type, []).append(c)
     by_type: dict[object, tuple[_Def, ...]] = {
-        t: tuple(sorted(cs + untyped, key=lambda c: c.index)) for t, cs in typed.items()
+        t: tuple(sorted(cs + untyped, key=_rank)) for t, cs in typed.items()
     }
-    return by_type, tuple(untyped)
+    return by_type, tuple(sorted(untyped, key=_rank))
+
+
+def _rank(c: _Def) -> tuple[int, int, int, int]:
+    return c.rank
 
 
 def _fixed_type(defn: MessageDef) -> bool:
@@ -913,7 +955,7 @@ def _index_plain(
     compiled: list[_Def],
 ) -> tuple[dict[str | None, tuple[_Def, ...]], tuple[_Def, ...]]:
     """Plain (no envelope) candidates by protocol family, with the protocol-less ones."""
-    plain = [c for c in compiled if not c.defn.envelope]
+    plain = sorted((c for c in compiled if not c.defn.envelope), key=_rank)
     anywhere = tuple(c for c in plain if c.family is None)
     families = {c.family for c in plain if c.family is not None}
     by_family: dict[str | None, tuple[_Def, ...]] = {

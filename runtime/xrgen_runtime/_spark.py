@@ -29,9 +29,11 @@ Pipeline (:meth:`SparkDecoder.route`), one pass over the input, each row parsed 
    structured rows parse the envelope with ``from_json`` (attributes as canonical strings;
    ``data`` typed with the payload type that the event's ``type`` selects, or as raw JSON
    text, see :meth:`SparkDecoder._envelope_choice`);
-2. match (catalog order, first match wins): ``type`` constant, constant attributes,
-   uritemplate attributes (Java regexes built from ``UriTemplate``), required attributes,
-   ``datacontenttype`` constant, and protocol options of the decoded binding;
+2. match (most specific first, as in the dispatcher: bound to the wire's protocol, then more
+   constants and templates, then more constants, then catalog order; the first match wins):
+   ``type`` constant, constant attributes, uritemplate attributes (Java regexes built from
+   ``UriTemplate``), required attributes, ``datacontenttype`` constant, and protocol options
+   of the decoded binding;
 3. the payload of each row is parsed with the payload type of its matched definition only
    (rows of definitions with the same type share one ``from_json``; for a typed envelope,
    that was its parse), in PERMISSIVE mode with a corrupt-record field: bad JSON or a value
@@ -53,7 +55,10 @@ header, ``missing-attribute: <name>``, ``invalid-specversion``, ``invalid-attrib
 ``unsupported-format``, ``no data``, ``invalid payload`` or ``missing field: <path>``).
 
 Differences from the Python dispatcher: the payload is checked against the FIRST matching
-definition only; Kafka header names are matched exactly (``ce_`` lower case, ``content-type``);
+definition only; each uritemplate is read on its own (leftmost-shortest, as the dispatcher
+reads one template) and a placeholder used in several templates takes the value of the first
+of them (the dispatcher requires the values to agree, reading the least ambiguous template
+first); Kafka header names are matched exactly (``ce_`` lower case, ``content-type``);
 the first of repeated headers wins; ``from_json`` converts a JSON number or boolean found
 where a string is declared into its text; when an envelope is parsed with ``data`` as text
 (see :meth:`SparkDecoder._envelope_choice`), a ``data`` that is a JSON string is
@@ -411,21 +416,46 @@ def template_regex(template: str) -> tuple[str, tuple[str, ...]]:
     """A Java regex matching ``template`` (RFC 6570 level 1) and its placeholder names.
 
     Placeholder ``i`` is capturing group ``i + 1``; a repeated placeholder must repeat the
-    same text (a back-reference), as ``_core.UriTemplate.match`` requires.
+    same text (a back-reference). The regex reads a text as ``_core.UriTemplate.match`` does
+    (leftmost-shortest, without backtracking): each placeholder but the last is a lazy group
+    inside an atomic group with the literal text that ends it, so it takes the leftmost
+    occurrence of that literal and is never tried again; the last takes the rest.
     """
     names: list[str] = []
+    closed: set[str] = set()
     out = ["^"]
+    run: list[str] = (
+        []
+    )  # literal text (and back-references) since the pending placeholder
+    pending: str | None = None
     pos = 0
+
+    def group(name: str) -> str:
+        return f"(?<p{names.index(name)}>[A-Za-z0-9\\-._~%]*"
+
     for m in _VAR.finditer(template):
-        out.append(_java_escape(template[pos : m.start()]))
-        name = m.group(1)
-        if name in names:
-            out.append(f"\\k<p{names.index(name)}>")
-        else:
-            out.append(f"(?<p{len(names)}>[A-Za-z0-9\\-._~%]*)")
-            names.append(name)
+        run.append(_java_escape(template[pos : m.start()]))
         pos = m.end()
-    out.append(_java_escape(template[pos:]))
+        name = m.group(1)
+        if name in closed:
+            run.append(f"\\k<p{names.index(name)}>")
+            continue
+        if pending is None:
+            out.extend(run)
+        else:
+            out.append("(?>" + group(pending) + "?)" + "".join(run) + ")")
+            closed.add(pending)
+        run = []
+        if name in closed:  # the placeholder that just ended, repeated
+            run.append(f"\\k<p{names.index(name)}>")
+            pending = None
+            continue
+        names.append(name)
+        pending = name
+    run.append(_java_escape(template[pos:]))
+    if pending is not None:
+        out.append(group(pending) + ")")
+    out.extend(run)
     out.append("$")
     return "".join(out), tuple(names)
 
@@ -869,6 +899,21 @@ class _Target:
                     self._compile_option(opt)
         self.placeholders: tuple[str, ...] = tuple(
             dict.fromkeys(n for _, _, names in self.templates for n in names)
+        )
+        #: the most-specific-match order, as the dispatcher's (smaller first): bound to the
+        #: wire's protocol, then more constants, templates and required extension attributes
+        #: to match, then more of them constants, then catalog order
+        exact = (
+            len(self.constants)
+            + len(self.options)
+            + (self.content_type is not None)
+            + (self.literal_type is not None)
+        )
+        self.rank = (
+            0 if self.bound else 1,
+            -(exact + len(self.templates) + len(self.required)),
+            -exact,
+            index,
         )
 
     def _compile_attr(
@@ -1442,6 +1487,8 @@ class SparkDecoder:
     def _match_entries(self) -> list[tuple[_Target, dict[str, int]]]:
         """The branches of :meth:`_match` in order: (target, literal type -> target index).
 
+        The order is the most-specific-match order (``_Target.rank``).
+
         Targets whose checks differ only in their literal CloudEvents ``type`` share the
         entry of the first of them (the types map to their own indexes). First match wins as
         with one branch per target: a target joins an earlier entry only if no entry in
@@ -1452,7 +1499,7 @@ class SparkDecoder:
         latest: dict[tuple[object, ...], int] = {}  # checks key -> its latest entry
         holder: dict[str, int] = {}  # type -> the latest entry that looks it up
         barrier = -1  # the latest entry that can match a row of any type
-        for t in self.targets:
+        for t in sorted(self.targets, key=operator.attrgetter("rank")):
             ce_type = t.literal_type
             if ce_type is None:
                 if t.ce:

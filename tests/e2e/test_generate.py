@@ -16,7 +16,7 @@ from xrgen.format import Formatter
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOGS = ROOT / "catalogs"
-GOOD = ["acme", "hostile", "resolution"]
+GOOD = ["acme", "hostile", "resolution", "routing"]
 #: generated modules worth reviewing as snapshots (the runtime is copied verbatim)
 GENERATED = ("__init__.py", "_defs.py", "producer.py", "consumer.py", "models.py", "spark.py")
 

@@ -280,9 +280,11 @@ def test_jsonformat_encode_of_string_subclasses(runtime_package: ModuleType) -> 
 def test_check_decoded_optional_attributes(runtime_package: ModuleType) -> None:
     """The one-expression fast path for ``datacontenttype``/``dataschema``/``subject`` accepts
     exactly what the per-attribute checks accept: absent, or a non-empty string (an absolute
-    URI for ``dataschema``); a ``str`` subclass counts as a string."""
+    URI for ``dataschema``, an RFC 2046 media type for ``datacontenttype``); a ``str``
+    subclass counts as a string."""
     core = runtime_package._core
     samples = [None, "", "x", "http://a/b", "rel/ref", 5, True, b"x", _Str("y"), _Kind.A]
+    samples += ["text/plain", "a/b; c=d"]
     for ct in samples:
         for schema in samples:
             for subject in samples:
@@ -291,7 +293,9 @@ def test_check_decoded_optional_attributes(runtime_package: ModuleType) -> None:
                 attributes.update(optional)
                 ok = all(
                     v is None or (isinstance(v, str) and v != ""
-                                  and (n != "dataschema" or v == "http://a/b"))
+                                  and (n != "dataschema" or v == "http://a/b")
+                                  and (n != "datacontenttype"
+                                       or v in ("rel/ref", "text/plain", "a/b; c=d")))
                     for n, v in optional.items()
                 )
                 if ok:

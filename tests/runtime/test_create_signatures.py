@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 from sample_catalogs import ABSENT_REASON, GOOD, PRESENT, SAMPLES, package_name
-from sample_events import Unsynthesizable, payload
+from xrgen_runtime.testing import ExampleError
+from xrgen_runtime.testing._examples import payload_instance
 
 from xrgen import api, ir
 
@@ -52,8 +53,8 @@ def check_creates(pkg: ModuleType, catalog: ir.Catalog) -> int:
             group_wide += bool(common & required)
             info = pkg.MESSAGES[m.id]
             try:
-                data: Any = payload(info.model) if info.model is not None else b"opaque"
-            except Unsynthesizable:
+                data: Any = payload_instance(info.model, 0) if info.model is not None else b"opaque"
+            except ExampleError:
                 data = None
             if data is None:
                 continue

@@ -32,22 +32,23 @@ def _defs(rt: ModuleType) -> list[Any]:
             attributes=tuple(attrs),
         )
 
+    # entries are built most specific first: every definition with a literal type and a
+    # source (two checks) in catalog order, then 4 (one check: a type template)
     return [
         ce("a", "/s1"),  # 0
         ce("b", "/s1"),  # 1: joins 0
         ce("a", "/s2"),  # 2: other checks
         ce("c", "/s1"),  # 3: joins 0 (2, in between, does not look c up)
-        # 4: matches any type, so nothing after it joins an entry before it
+        # 4: matches any type t.*; ranked last, so after it nothing joins an entry before it
         ce("t.{x}", None, "uritemplate"),
-        ce("d", "/s1"),  # 5: new entry after 4
-        ce("a", "/s1"),  # 6: joins 5; never matches (0 comes first)
-        ce("t.q", "/s1"),  # 7: joins 5; never matches (4 comes first)
-        ce("b", "/s2"),  # 8: the any-type entry 4 lies between it and 2: new entry
-        # 9: 0 holds c, but the latest /s1 entry is 5: joins 5, never matches
-        ce("c", "/s1"),
+        ce("d", "/s1"),  # 5: joins 0
+        ce("a", "/s1"),  # 6: 2 looks "a" up after 0: new entry; never matches (0 first)
+        ce("t.q", "/s1"),  # 7: joins 6; more specific than 4
+        ce("b", "/s2"),  # 8: joins 2
+        ce("c", "/s1"),  # 9: joins 6, never matches (0 comes first)
         *(ce(t, "/s3") for t in BULK),  # 10..49: one entry
-        ce("bulk.1", "/s1"),  # 50: the bulk entry, after 5, holds bulk.1: new entry
-        ce("a", "/s3"),  # 51: joins the bulk entry (5 holds a, but comes before it)
+        ce("bulk.1", "/s1"),  # 50: the bulk entry, after 6, holds bulk.1: new entry
+        ce("a", "/s3"),  # 51: joins the bulk entry (6 holds a, but comes before it)
     ]
 
 
@@ -56,26 +57,29 @@ def test_entries_share_branches_in_order(
 ) -> None:
     decoder = spark_rt.SparkDecoder(_defs(runtime_package), {}, "json")
     entries = [(t.index, types) for t, types in decoder._match_entries()]
+    # most specific first (two checks: the literal type and the source constant, before the
+    # type template of 4), then catalog order
     assert entries == [
-        (0, {"a": 0, "b": 1, "c": 3}),
-        (2, {"a": 2}),
-        (4, {}),
-        (5, {"d": 5, "a": 6, "t.q": 7, "c": 9}),
-        (8, {"b": 8}),
+        (0, {"a": 0, "b": 1, "c": 3, "d": 5}),
+        (2, {"a": 2, "b": 8}),
+        (6, {"a": 6, "t.q": 7, "c": 9}),  # 2 looks "a" up, between 0 and here
         (10, {**{t: 10 + i for i, t in enumerate(BULK)}, "a": 51}),
         (50, {"bulk.1": 50}),
+        (4, {}),
     ]
 
 
 def test_match_is_the_first_matching_definition(
     spark: Any, spark_rt: ModuleType, runtime_package: ModuleType
 ) -> None:
-    """``_xr_m`` equals the one-branch-per-definition ``CASE`` on every combination."""
+    """``_xr_m`` equals the one-branch-per-definition ``CASE`` (most specific first) on every
+    combination."""
     from pyspark.sql import functions as F
 
     class PerDefinition(spark_rt.SparkDecoder):
         def _match(self) -> Any:
-            branches = [(self._condition(t), F.lit(t.index)) for t in self.targets]
+            ordered = sorted(self.targets, key=lambda t: t.rank)
+            branches = [(self._condition(t), F.lit(t.index)) for t in ordered]
             return spark_rt._case(branches)
 
     defs = _defs(runtime_package)
@@ -104,7 +108,9 @@ def test_match_is_the_first_matching_definition(
         for i, (t, s) in enumerate(itertools.product(types, sources))
     }
     assert by_key[("a", "/s1")] == 0 and by_key[("c", "/s1")] == 3
-    assert by_key[("t.q", "/s1")] == 4 and by_key[("d", "/s1")] == 5
+    # 7 fixes type and source: more specific than the type template of 4
+    assert by_key[("t.q", "/s1")] == 7 and by_key[("t.q", "/x")] == 4
+    assert by_key[("d", "/s1")] == 5
     assert by_key[("bulk.1", "/s1")] == 50 and by_key[("a", "/s3")] == 51
     assert all(by_key[(t, "/s3")] == 10 + i for i, t in enumerate(BULK))
     assert by_key[("x", "/s1")] is None and by_key[(None, "/s1")] is None
@@ -152,3 +158,31 @@ def test_type_lookup_with_an_empty_bucket(spark: Any, spark_rt: ModuleType) -> N
     lookup = spark_rt._type_lookup(types, F.col("t"))
     got = {r["t"]: r["i"] for r in df.select("t", lookup.alias("i")).collect()}
     assert got == {**types, odd: None}
+
+
+def test_protocol_bound_variant_is_matched_before_its_earlier_base(
+    spark_rt: ModuleType, runtime_package: ModuleType
+) -> None:
+    """The dispatcher's most-specific rule: a definition bound to the wire's protocol comes
+    before a protocol-less one, whatever the catalog order; on other wires it is left out."""
+    core = runtime_package._core
+    base = core.MessageDef(
+        id="base",
+        group="g",
+        envelope="CloudEvents/1.0",
+        type="t",
+        attributes=(core.AttrDef("type", "string", True, "t"),),
+    )
+    variant = core.MessageDef(
+        id="variant",
+        group="g",
+        envelope="CloudEvents/1.0",
+        type="t",
+        attributes=(core.AttrDef("type", "string", True, "t"),),
+        protocol="MQTT/5.0",
+        options=(core.OptionDef(("topic",), "sites/a"),),
+    )
+    mqtt = spark_rt.SparkDecoder((base, variant), {}, "mqtt")
+    assert [t.defn.id for t, _ in mqtt._match_entries()] == ["variant", "base"]
+    kafka = spark_rt.SparkDecoder((base, variant), {}, "kafka")
+    assert [t.defn.id for t, _ in kafka._match_entries()] == ["base"]

@@ -1,8 +1,7 @@
 """Every message of every real sample catalog through its generated ``spark.py``: events
 built by the package's own producers, encoded by its codecs in both content modes, land as
 Spark rows of their protocol's landing shape and are decoded into the output of their
-message (or, for the 5 messages whose catalog fixes a relative ``dataschema``, dead-lettered
-exactly as the Python dispatcher does; generation warns with XRG144)."""
+message."""
 
 from __future__ import annotations
 
@@ -12,7 +11,7 @@ from typing import Any
 
 import pytest
 from sample_catalogs import ABSENT_REASON, GOOD, PRESENT, SAMPLES, package_name
-from sample_events import events, relative_dataschema, wire_messages
+from sample_events import events, wire_messages
 from test_spark_acme import _kafka_row
 from test_streaming_and_bindings import _to_landing
 
@@ -33,10 +32,8 @@ def test_every_sample_message_decodes_in_spark(spark: Any, generated: Any, sampl
         for codec, _mode, wire in wire_messages(pkg, info, event):
             batch = rows.setdefault(codec, [])
             batch.append(_kafka_row(wire, len(batch)) if codec == "kafka" else _to_landing(codec, wire))
-            if relative_dataschema(info):
-                expected["dead", "decode-error", "invalid-attribute: dataschema"] += 1
-            else:  # plain protocol messages have neither id nor type
-                expected["out", event.attributes.get("id"), info.type] += 1
+            # plain protocol messages have neither id nor type
+            expected["out", event.attributes.get("id"), info.type] += 1
     got: Counter[tuple[str, Any, Any]] = Counter()
     for codec, batch in rows.items():
         df = spark.createDataFrame(batch, sp.LANDING_SCHEMAS[codec])

@@ -379,12 +379,21 @@ def test_generated_modules_define_only_decided_names(generated: Any, tmp_path: P
     catalog, so the reserved list and the templates cannot drift apart."""
     pkg, catalog = _generate(generated, tmp_path, "methods")
     decided = set(module_names(catalog))
-    for name in ("", "._defs", ".producer", ".consumer", ".spark"):
-        module = importlib.import_module(pkg.__name__ + name)
-        names = {n for n in vars(module) if not (n.startswith("__") and n.endswith("__"))}
-        assert names - MODULE_NAMES - decided == set(), name
+    for name in ("", "._defs", ".producer", ".consumer"):
+        _assert_only_decided(pkg.__name__ + name, decided)
     base = importlib.import_module("xrgen_runtime").DispatcherBase
     assert not [n for n in dir(base) if n.startswith("on_")]
+
+
+def test_spark_module_defines_only_decided_names(generated: Any, tmp_path: Path) -> None:
+    pkg, catalog = _generate(generated, tmp_path, "methods")
+    _assert_only_decided(pkg.__name__ + ".spark", set(module_names(catalog)))
+
+
+def _assert_only_decided(module_name: str, decided: set[str]) -> None:
+    module = importlib.import_module(module_name)
+    names = {n for n in vars(module) if not (n.startswith("__") and n.endswith("__"))}
+    assert names - MODULE_NAMES - decided == set(), module_name
 
 
 def test_create_signature_requires_every_placeholder(generated: Any, tmp_path: Path) -> None:

@@ -5,21 +5,21 @@ from __future__ import annotations
 import http.server
 import json
 import socket
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from netutil import http_server
 
 from xrgen.diagnostics import Diagnostics
+from xrgen.limits import Limits
 from xrgen.load import (
     IO_ERROR_CODES,
     display_name,
     is_cloudevents,
     is_io_error,
     load,
-    protocol_family,
     schema_format_family,
     schema_format_version,
 )
@@ -319,13 +319,6 @@ def test_schema_format_helpers(text: str | None, family: str | None, version: st
 
 
 def test_protocol_and_envelope_helpers() -> None:
-    assert protocol_family("Kafka") == "KAFKA"
-    assert protocol_family("HTTP/1.1") == "HTTP"
-    assert protocol_family("mqtt") == "MQTT/5.0"
-    assert protocol_family("MQTT/3.1.1") == "MQTT/3.1.1"
-    assert protocol_family("AMQP") == "AMQP/1.0"
-    assert protocol_family("AMQP/0.9") is None
-    assert protocol_family("BunnyMQ/0.9") is None
     assert is_cloudevents("cloudevents/1.0") and not is_cloudevents("CloudEvents/2.0")
 
 
@@ -428,14 +421,8 @@ class _Registry(http.server.BaseHTTPRequestHandler):
 def server() -> Iterator[str]:
     _Registry.doc = doc_with({"a": ce_message("a", messageid="a")})
     _Registry.log = []
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Registry)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    with http_server(_Registry) as url:
+        yield url
 
 
 def test_url_returning_a_document(server: str) -> None:
@@ -479,7 +466,7 @@ def test_unreachable_url_is_io_error() -> None:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     diags = Diagnostics()
-    load([f"http://127.0.0.1:{port}/x.json"], diags, timeout=2)
+    load([f"http://127.0.0.1:{port}/x.json"], diags, limits=Limits(fetch_timeout=2))
     (diag,) = diags
     assert diag.code == "XRG100" and is_io_error(diag.code)
     assert diag.message.startswith(f"cannot fetch http://127.0.0.1:{port}/x.json:")

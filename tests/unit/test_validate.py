@@ -66,7 +66,7 @@ def test_valid_message_has_no_diagnostics(check: Any) -> None:
 
 
 def test_structure_errors_point_into_the_entity(check: Any) -> None:
-    bad = msg(description=5, envelopemetadata={"type": {"required": "yes"}})
+    bad = msg(description=5, envelopemetadata={"type": {"required": "yes", "value": "t"}})
     assert check(cat(bad)) == [
         f"{G}/description: error XRG121",
         f"{G}/envelopemetadata/type/required: error XRG121",
@@ -218,7 +218,11 @@ def test_empty_source_warns(check: Any) -> None:
 
 
 def test_envelope_without_metadata_warns(check: Any) -> None:
-    assert check(cat(msg(envelopemetadata=None))) == [f"{G}/envelope: warning XRG138"]
+    # and without a type value its events would be rejected by every consumer: an error
+    assert check(cat(msg(envelopemetadata=None))) == [
+        f"{G}/envelope: warning XRG138",
+        f"{G}/envelope: error XRG146",
+    ]
 
 
 def test_unknown_envelope_warns(check: Any) -> None:

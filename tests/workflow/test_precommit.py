@@ -67,3 +67,37 @@ def test_hooks_regenerate_and_check(tmp_path: Path) -> None:
     assert regen.returncode == 1  # the hook rewrote tracked files: pre-commit blocks the commit
     assert "files were modified by this hook" in regen.stdout
     assert "A sensor reading, revised." in (repo / "src" / "acme" / "producer.py").read_text()
+
+
+def test_compat_hook_blocks_breaking_catalog_changes(tmp_path: Path) -> None:
+    try:
+        import pre_commit  # noqa: F401
+    except ImportError:
+        if os.environ.get("CI") == "true":
+            pytest.fail("pre-commit is not installed (it is in the test extras)")
+        pytest.skip("pre-commit is not installed: pip install -e '.[test]'")
+    if subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True).returncode:
+        pytest.skip("try-repo needs a committed HEAD of this checkout")
+    repo = tmp_path / "user-repo"
+    (repo / "catalogs").mkdir(parents=True)
+    catalog = repo / "catalogs" / "acme.json"
+    shutil.copy(ROOT / "catalogs" / "acme" / "catalog.json", catalog)
+    (repo / "pyproject.toml").write_text('[tool.xrgen]\ncatalogs = ["catalogs/acme.json"]\n')
+    _git(repo, "init", "-q")
+    _git(repo, "config", "user.email", "t@example.com")
+    _git(repo, "config", "user.name", "t")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "catalog")
+    home = tmp_path / "pc-home"
+
+    text = catalog.read_text()
+    catalog.write_text(text.replace("A sensor reading.", "A sensor reading, revised."))
+    _git(repo, "add", "-A")
+    ok = _hook(repo, "xrgen-compat", home)
+    assert ok.returncode == 0, ok.stdout + ok.stderr  # a description never breaks
+
+    catalog.write_text(text.replace('"topic": "acme.readings"', '"topic": "acme.readings.v2"'))
+    _git(repo, "add", "-A")
+    broken = _hook(repo, "xrgen-compat", home)
+    assert broken.returncode == 1, broken.stdout + broken.stderr
+    assert "error XRG533: com.acme.Reading: protocol option 'topic' changed" in broken.stdout

@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from .._core import (
+    CACHE_KEY_MAX,
     CORE_ATTRIBUTE_KINDS,
     AttrValue,
     DecodeError,
@@ -64,7 +65,7 @@ def content_mode(content_type: str | None) -> str:
             mode = STRUCTURED
         else:
             raise DecodeError("unsupported-format", content_type)
-        if len(_MODES) < _CACHE_LIMIT:
+        if len(content_type) <= CACHE_KEY_MAX and len(_MODES) < _CACHE_LIMIT:
             _MODES[content_type] = mode
     return mode
 
@@ -117,7 +118,7 @@ class WireNames:
         if not is_attribute_name(name):
             raise ValueError(f"invalid CloudEvents attribute name {name!r}")
         wire = self.prefix + name
-        if len(self.out) < _CACHE_LIMIT:
+        if len(name) <= CACHE_KEY_MAX and len(self.out) < _CACHE_LIMIT:
             self.out[name] = wire
         return wire
 
@@ -150,7 +151,7 @@ class HeaderNames:
                 raise DecodeError("invalid-attribute-name", repr(header))
         else:
             kind = OTHER
-        if len(self.cache) < _CACHE_LIMIT:
+        if len(header) <= CACHE_KEY_MAX and len(self.cache) < _CACHE_LIMIT:
             self.cache[header] = kind
         return kind
 
@@ -241,24 +242,33 @@ def pct_decode(value: str) -> str:
 
 
 def unquote_http(value: str) -> str:
-    """Undo an RFC 7230 section 3.2.6 quoted-string (with backslash escapes), if quoted."""
-    if len(value) < 2 or value[0] != '"' or value[-1] != '"':
+    """Undo the RFC 7230 section 3.2.6 quoted-strings in a header value.
+
+    Every quoted-string in the value (the whole value, or a part such as ``a "b\\"c" d``)
+    loses its quotes and backslash escapes; the text around them stays as is. One pass over
+    the value. An unterminated quoted-string raises ``DecodeError("invalid-encoding")``.
+    """
+    if '"' not in value:
         return value
-    inner = value[1:-1]
-    if "\\" not in inner:
-        return inner
     out: list[str] = []
-    escaped = False
-    for ch in inner:
+    quoted = escaped = False
+    for ch in value:
         if escaped:
             out.append(ch)
             escaped = False
+        elif not quoted:
+            if ch == '"':
+                quoted = True
+            else:
+                out.append(ch)
         elif ch == "\\":
             escaped = True
+        elif ch == '"':
+            quoted = False
         else:
             out.append(ch)
-    if escaped:
-        raise DecodeError("invalid-encoding", f"dangling backslash in {value!r}")
+    if quoted:
+        raise DecodeError("invalid-encoding", "unterminated quoted-string")
     return "".join(out)
 
 
@@ -289,7 +299,7 @@ def collect(
                 raise DecodeError("duplicate-attribute", "content type")
             content_type = value
             continue
-        if escaped and ("%" in value or value[:1] == '"'):
+        if escaped and ("%" in value or '"' in value):
             value = pct_decode(unquote_http(value))
         if kind in attributes:
             raise DecodeError("duplicate-attribute", kind)

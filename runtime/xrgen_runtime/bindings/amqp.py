@@ -33,6 +33,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from .._core import (
+    CACHE_KEY_MAX,
     INT32_MAX,
     INT32_MIN,
     AmqpBinding,
@@ -145,7 +146,7 @@ def encode(
             if name not in _VALID:
                 if not is_attribute_name(name):
                     raise ValueError(f"invalid CloudEvents attribute name {name!r}")
-                if len(_VALID) < 4096:
+                if len(name) <= CACHE_KEY_MAX and len(_VALID) < 4096:
                     _VALID.add(name)
             app_out[prefix + name] = _native(value)
     return AmqpMessage(body, props, app_out, *sections)
@@ -167,7 +168,7 @@ def _attribute_name(key: str) -> str:
         name = key[_PREFIX_LEN:]
         if not is_attribute_name(name):
             raise DecodeError("invalid-attribute-name", repr(key))
-        if len(_NAMES) < 4096:
+        if len(key) <= CACHE_KEY_MAX and len(_NAMES) < 4096:
             _NAMES[key] = name
     return name
 

@@ -4,7 +4,8 @@ Binary mode (section 3.1): the body is the data; ``datacontenttype`` <-> ``Conte
 (no ``ce-datacontenttype`` header is written); every other attribute <-> header
 ``ce-<name>``. Values are canonical strings percent-encoded per section 3.1.3.2: space, ``"``,
 ``%`` and every character outside U+0021-U+007E become ``%XY`` of their UTF-8 bytes
-(upper-case hex). Decoding undoes an RFC 7230 quoted-string, then does one round of
+(upper-case hex). Decoding undoes every RFC 7230 quoted-string in the value (the whole value
+or a part of it), then does one round of
 percent-decoding (lower-case hex accepted, invalid UTF-8 such as ``%C0%A0`` rejected). Header
 names are case-insensitive. An empty body is "no data". When ``datacontenttype`` is absent and
 the codec serialized a pydantic model / JSON value, ``Content-Type: application/json`` is

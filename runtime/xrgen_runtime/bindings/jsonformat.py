@@ -35,6 +35,7 @@ from pydantic import BaseModel
 from pydantic_core import from_json, to_json
 
 from .._core import (
+    CACHE_KEY_MAX,
     INT32_MAX,
     INT32_MIN,
     AttrValue,
@@ -94,7 +95,7 @@ def _check_names(attributes: dict[str, AttrValue]) -> None:
     for name in attributes:
         if not is_attribute_name(name):
             raise ValueError(f"invalid CloudEvents attribute name {name!r}")
-        if len(_NAMES) < 4096:
+        if len(name) <= CACHE_KEY_MAX and len(_NAMES) < 4096:
             _NAMES.add(name)
 
 
@@ -227,7 +228,7 @@ def _attributes(members: dict[str, Any]) -> dict[str, AttrValue]:
         if name not in _NAMES:
             if not is_attribute_name(name):
                 raise DecodeError("invalid-attribute-name", repr(name))
-            if len(_NAMES) < 4096:
+            if len(name) <= CACHE_KEY_MAX and len(_NAMES) < 4096:
                 _NAMES.add(name)
         t = type(value)
         if t is str or t is bool:

@@ -21,7 +21,8 @@ without any ``ce_`` header (and not structured) is a plain Kafka message:
 
 Keys (section 3.1): by default the record key is the user-provided key (``KafkaBinding.key`` or
 ``key=``). ``key_mapper=partitionkey_key_mapper`` opts in to the Partitioning extension's
-``partitionkey`` as key; the event is never modified and ``ce_partitionkey`` is still sent.
+``partitionkey`` as key (an event without it keeps its own key); the event is never modified
+and ``ce_partitionkey`` is still sent.
 Decoding never turns the key into an attribute; it lands in ``KafkaBinding.key``.
 
 Routing: ``topic`` comes from the event's ``KafkaBinding`` unless overridden; a missing topic
@@ -85,9 +86,15 @@ _HEADERS = HeaderNames("ce_", (CONTENT_TYPE,), fold=True)
 
 
 def partitionkey_key_mapper(event: Event[Any]) -> bytes | None:
-    """Opt-in key mapper: the ``partitionkey`` attribute, as is, UTF-8 (section 3.1)."""
+    """Opt-in key mapper: the ``partitionkey`` attribute, as is, UTF-8 (section 3.1).
+
+    An event without ``partitionkey`` keeps its own key (``KafkaBinding.key``, or none).
+    """
     value = event.attributes.get("partitionkey")
-    return None if value is None else canonical(value).encode()
+    if value is None:
+        b = event.binding
+        return b.key if isinstance(b, KafkaBinding) else None
+    return canonical(value).encode()
 
 
 def _extra(

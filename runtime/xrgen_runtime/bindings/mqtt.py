@@ -33,6 +33,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._core import (
+    CACHE_KEY_MAX,
     DecodeError,
     Event,
     MqttBinding,
@@ -65,7 +66,7 @@ def _is_attribute(name: str) -> bool:
     valid = _VALID.get(name)
     if valid is None:
         valid = is_attribute_name(name)
-        if len(_VALID) < 4096:
+        if len(name) <= CACHE_KEY_MAX and len(_VALID) < 4096:
             _VALID[name] = valid
     return valid
 

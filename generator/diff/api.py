@@ -1,0 +1,203 @@
+"""The generated Python API: what breaks code that imports the package. Names come from the
+IR (``build.py`` is the only namer), so the comparison sees exactly the names the generated
+modules define: group producer and dispatcher classes, producer methods, their keyword
+arguments (placeholders and free attributes), handler registrations (``on_<method>`` on the
+group's and the package-wide dispatcher), payload model classes and their fields.
+
+A name removed or renamed breaks callers (``AttributeError``/``TypeError``), and so does a new
+required keyword argument; these are warnings, and errors with ``--api``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .. import ir
+from ..diagnostics import pointer_escape
+from .changes import Change
+from .payload import split_location
+
+Key = tuple[str, str]
+
+
+def _fields(payload: ir.Payload | None) -> set[str]:
+    """Top-level field names of the payload model (JSON properties, Avro record fields)."""
+    if payload is None:
+        return set()
+    schema: Any = payload.schema
+    if payload.format == "avro":
+        if isinstance(schema, dict) and isinstance(schema.get("fields"), list):
+            return {
+                f["name"]
+                for f in schema["fields"]
+                if isinstance(f, dict) and isinstance(f.get("name"), str)
+            }
+        return set()
+    node = schema
+    for _ in range(8):
+        if not (
+            isinstance(node, dict)
+            and isinstance(node.get("$ref"), str)
+            and node["$ref"].startswith("#/")
+        ):
+            break
+        target: Any = schema
+        for token in node["$ref"][2:].split("/"):
+            target = (
+                target.get(token.replace("~1", "/").replace("~0", "~"))
+                if isinstance(target, dict)
+                else None
+            )
+        node = target
+    props = node.get("properties") if isinstance(node, dict) else None
+    return set(props) if isinstance(props, dict) else set()
+
+
+def _arguments(m: ir.Message) -> dict[str, bool]:
+    """Keyword arguments of the producer method -> required."""
+    out = {p.py_name: True for p in m.placeholders}
+    for a in m.attributes:
+        if a.py_name and a.py_name not in out:
+            out[a.py_name] = a.required
+    return out
+
+
+def compare_api(
+    a: ir.Catalog, b: ir.Catalog, pairs: Sequence[tuple[Key, Key]], new_file: str
+) -> list[Change]:
+    out: list[Change] = []
+    olds = {(m.group_id, m.id): m for m in a.messages()}
+    news = {(m.group_id, m.id): m for m in b.messages()}
+    ogroups = {g.id: g for g in a.groups}
+    ngroups = {g.id: g for g in b.groups}
+
+    def add(code: str, file: str, pointer: str, mid: str | None, text: str) -> None:
+        out.append(Change(code, file, pointer, mid, text, api=True))
+
+    for gid, og in ogroups.items():
+        ng = ngroups.get(gid)
+        if ng is None:
+            gfile, gptr = split_location(og.location)
+            add(
+                "XRG590",
+                new_file,
+                gptr,
+                None,
+                f"group {gid!r} removed: classes {og.producer_class} and {og.dispatcher_class} are gone",
+            )
+            continue
+        gfile, gptr = split_location(ng.location)
+        for what, x, y in (
+            ("producer class", og.producer_class, ng.producer_class),
+            ("dispatcher class", og.dispatcher_class, ng.dispatcher_class),
+        ):
+            if x != y:
+                add("XRG590", gfile, gptr, None, f"group {gid!r}: {what} {x} renamed to {y}")
+        oc = {p.py_name for p in og.common_placeholders}
+        nc = {p.py_name for p in ng.common_placeholders}
+        for name in sorted(oc - nc):
+            add(
+                "XRG592",
+                gfile,
+                gptr,
+                None,
+                f"group {gid!r}: argument {name!r} of {ng.producer_class}() removed or renamed",
+            )
+        for name in sorted(nc - oc):
+            add(
+                "XRG592",
+                gfile,
+                gptr,
+                None,
+                f"group {gid!r}: required argument {name!r} added to {ng.producer_class}()",
+            )
+    paired_old = {p[0] for p in pairs}
+    for key, m in olds.items():
+        if key not in paired_old:
+            _, mptr = split_location(m.location)
+            og = ogroups[m.group_id]
+            add(
+                "XRG591",
+                new_file,
+                mptr,
+                m.id,
+                f"{m.id}: producer method {og.producer_class}.{m.py_name} and handler {m.handler} removed",
+            )
+    for ok, nk in pairs:
+        om, nm = olds[ok], news[nk]
+        og, ng = ogroups[om.group_id], ngroups[nm.group_id]
+        file, mptr = split_location(nm.location)
+        old_method = f"{og.producer_class}.{om.py_name}"
+        new_method = f"{ng.producer_class}.{nm.py_name}"
+        if old_method != new_method:
+            add(
+                "XRG591",
+                file,
+                mptr,
+                nm.id,
+                f"{nm.id}: producer method {old_method} renamed to {new_method}",
+            )
+        for what, x, y in (
+            (
+                "handler registration",
+                f"{og.dispatcher_class}.{om.handler}",
+                f"{ng.dispatcher_class}.{nm.handler}",
+            ),
+            (
+                "package-wide handler registration",
+                f"Dispatcher.{om.package_handler}",
+                f"Dispatcher.{nm.package_handler}",
+            ),
+        ):
+            if x != y:
+                add("XRG594", file, mptr, nm.id, f"{nm.id}: {what} {x} renamed to {y}")
+        oargs, nargs = _arguments(om), _arguments(nm)
+        for name in sorted(oargs.keys() - nargs.keys()):
+            add(
+                "XRG592",
+                file,
+                mptr,
+                nm.id,
+                f"{nm.id}: argument {name!r} of {new_method} removed or renamed",
+            )
+        for name in sorted(nargs.keys() - oargs.keys()):
+            if nargs[name]:
+                add(
+                    "XRG592",
+                    file,
+                    mptr,
+                    nm.id,
+                    f"{nm.id}: required argument {name!r} added to {new_method}",
+                )
+        op, np_ = om.payload, nm.payload
+        if op is not None and np_ is not None:
+            pfile, pptr = split_location(np_.location)
+            if op.model_name != np_.model_name:
+                add(
+                    "XRG593",
+                    pfile,
+                    pptr,
+                    nm.id,
+                    f"{nm.id}: payload model {op.model_name} renamed to {np_.model_name}",
+                )
+            for name in sorted(_fields(op) - _fields(np_)):
+                where = pptr + (
+                    "/fields" if np_.format == "avro" else "/properties/" + pointer_escape(name)
+                )
+                add(
+                    "XRG593",
+                    pfile,
+                    where,
+                    nm.id,
+                    f"{nm.id}: field {name!r} of model {np_.model_name} removed or renamed",
+                )
+        elif op is not None and np_ is None:
+            add(
+                "XRG593",
+                file,
+                mptr,
+                nm.id,
+                f"{nm.id}: payload model {op.model_name} removed (data is bytes)",
+            )
+    return out

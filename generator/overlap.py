@@ -1,0 +1,161 @@
+"""Definitions that no wire message can tell apart (warning XRG330).
+
+The generated dispatcher (``xrgen_runtime._dispatch``) and the Spark decoders route an event
+to the most specific matching definition: bound to the wire's protocol first, then more
+constants and templates to match, then more of them constants, then catalog order. Two
+definitions whose checks are the same (the same envelope, protocol family, CloudEvents
+``type``, constant attributes, required attributes, ``datacontenttype``, protocol options,
+and templates that match the same texts) are matched by exactly the same events, so the
+later one in catalog order never receives an event while the earlier one has a handler. Such
+a definition gets XRG330, naming the one that shadows it. An ``xref`` alias and its target
+are one definition and are not reported.
+
+The comparison is structural (a key per definition, built as the runtime compiles the
+definition), so it takes time linear in the catalog. Templates are compared after renaming
+their placeholders in order of first appearance across the definition (``/a/{x}`` and
+``/a/{y}`` match the same texts). Payload schemas are not compared: the dispatcher takes the
+first matching definition whose payload validates, which may separate two such definitions
+for some payloads, but not for a payload that both schemas accept.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from . import ir
+from .diagnostics import Diagnostics
+
+_VAR = re.compile(r"\{([^{}]*)\}")
+_NOW = "0000-01-01T00:00:00Z"
+#: attributes every CloudEvent carries: requiring them tells nothing apart
+_CORE_REQUIRED = frozenset({"specversion", "id", "source", "type"})
+#: binding fields that brokers may change in transit: the runtime never matches them
+#: (``_dispatch._TRANSIT_FIELDS``)
+_TRANSIT_FIELDS = {
+    "MQTT": frozenset({"qos", "retain", "message_expiry_interval"}),
+    "KAFKA": frozenset({"partition"}),
+    "PULSAR": frozenset({"event_time"}),
+}
+#: fields whose keys are case-insensitive header names (``_dispatch._CASELESS_FIELDS``)
+_CASELESS_FIELDS = {"HTTP": frozenset({"headers"}), "NATS": frozenset({"headers"})}
+
+
+def _family(protocol: str | None) -> str | None:
+    if not protocol:
+        return None
+    return protocol.split("/", 1)[0].strip().upper()
+
+
+def _is_template(kind: str, value: object) -> bool:
+    return isinstance(value, str) and (
+        kind == "uritemplate" or (kind == "string" and _VAR.search(value) is not None)
+    )
+
+
+class _Renamer:
+    """Placeholder names replaced by their order of first appearance in one definition."""
+
+    def __init__(self) -> None:
+        self.names: dict[str, int] = {}
+
+    def __call__(self, template: str) -> str:
+        def number(m: re.Match[str]) -> str:
+            return "{" + str(self.names.setdefault(m.group(1), len(self.names))) + "}"
+
+        return _VAR.sub(number, template)
+
+
+def match_key(message: ir.Message) -> tuple[Any, ...]:
+    """What the runtime checks for ``message``: equal keys, equal sets of matching events."""
+    family = _family(message.protocol)
+    rename = _Renamer()
+    required: list[str] = []
+    constants: list[tuple[str, str]] = []
+    templates: list[tuple[str, str]] = []
+    content_type: str | None = None
+    ce_type = message.ce_type if message.envelope else None
+    attributes = sorted(message.attributes, key=lambda a: a.name)
+    # templates first, in a fixed order, so that placeholder numbering does not depend on
+    # the order the catalog lists attributes in
+    for a in attributes:
+        if a.value is not None and _is_template(a.kind, a.value):
+            templates.append((a.name, rename(str(a.value))))
+    for a in attributes:
+        value = a.value
+        if value is None:
+            if a.required and not (message.envelope and a.name in _CORE_REQUIRED):
+                required.append(a.name)
+        elif _is_template(a.kind, value):
+            continue
+        elif a.name == "type" and value == ce_type:
+            continue
+        elif a.name == "time" and value == _NOW:
+            continue
+        elif a.name == "datacontenttype" and isinstance(value, str):
+            content_type = value.split(";", 1)[0].strip().lower()
+        else:
+            constants.append((a.name, _canonical(value)))
+    transit = _TRANSIT_FIELDS.get(family or "", frozenset())
+    caseless = _CASELESS_FIELDS.get(family or "", frozenset())
+    options: list[tuple[tuple[str, ...], bool, str]] = []
+    for o in sorted(message.options, key=lambda o: o.path):
+        if not o.path or o.path[0] in transit:
+            continue
+        path = tuple(o.path)
+        if o.path[0] in caseless:
+            path = (o.path[0], *(k.lower() for k in o.path[1:]))
+        value = _canonical(o.value)
+        if o.path[0] == "method":
+            value = value.upper()
+        if o.template and isinstance(o.value, str):
+            value = rename(o.value)
+        options.append((path, o.template, value))
+    return (
+        message.envelope is not None,
+        family,
+        ce_type,
+        tuple(sorted(required)),
+        tuple(sorted(constants)),
+        tuple(sorted(templates)),
+        content_type,
+        tuple(sorted(options)),
+    )
+
+
+def _canonical(value: str | int | bool) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _target(message: ir.Message) -> str:
+    """The definition an ``xref`` alias stands for (itself otherwise)."""
+    return message.alias_of or message.id
+
+
+def indistinguishable(catalog: ir.Catalog) -> list[tuple[ir.Message, ir.Message]]:
+    """``(shadowed, first)`` for every definition that an earlier one with the same match key
+    always takes (catalog order, as the dispatcher's ``MessageDef`` tuple)."""
+    first: dict[tuple[Any, ...], ir.Message] = {}
+    out: list[tuple[ir.Message, ir.Message]] = []
+    for message in catalog.messages():
+        key = match_key(message)
+        earlier = first.setdefault(key, message)
+        if earlier is not message and _target(earlier) != _target(message):
+            out.append((message, earlier))
+    return out
+
+
+def check(catalog: ir.Catalog, diags: Diagnostics) -> None:
+    """XRG330 for every definition that no wire message can tell apart from an earlier one."""
+    for message, earlier in indistinguishable(catalog):
+        file, _, ptr = message.location.partition("#")
+        diags.warning(
+            "XRG330",
+            file,
+            ptr,
+            f"message {message.id!r} cannot be told apart from {earlier.id!r} on the wire "
+            "(same protocol, CloudEvents type, constants and templates): the dispatcher "
+            f"routes its events to {earlier.id!r} when that has a handler",
+        )

@@ -1,0 +1,81 @@
+"""Protocol bindings: one module per binding, registered in ``PROTOCOLS``.
+
+Each module (``kafka``, ``amqp``, ``mqtt``, ``nats``, ``http``, ``pulsar``, ``rocketmq``) holds
+its binding's spellings and versions, its option model and checks, the mapping of its options
+to the IR (``*Binding`` fields of the runtime), its routing fields and its Spark landing facts.
+Adding a binding means a module here (listed in ``_MODULES``) plus its runtime codec and
+adapter; the rest of the generator asks this table.
+
+``lookup`` is the one protocol normalizer: ``"Kafka/3.6"`` is ``KAFKA``, ``"MQTT/3.1"``
+``MQTT/3.1.1``, bare ``"MQTT"`` ``MQTT/5.0``, ``"HTTP/1.1"`` ``HTTP``, ``"AMQP/0.9.1"`` nothing.
+"""
+
+from __future__ import annotations
+
+from . import amqp, http, kafka, mqtt, nats, pulsar, rocketmq
+from ._base import (
+    CONNECTION_OPTIONS,
+    Protocol,
+    SparkLanding,
+    check_shared,
+    defaults,
+    entries,
+    filters,
+    flatten_endpoint_options,
+    literal,
+    option_value,
+    placeholders_of,
+    to_ir,
+    with_defaults,
+)
+
+__all__ = [
+    "CONNECTION_OPTIONS",
+    "PROTOCOLS",
+    "SPARK_LANDINGS",
+    "Protocol",
+    "SparkLanding",
+    "check_shared",
+    "defaults",
+    "entries",
+    "filters",
+    "flatten_endpoint_options",
+    "literal",
+    "lookup",
+    "option_value",
+    "placeholders_of",
+    "to_ir",
+    "with_defaults",
+]
+
+_MODULES = (kafka, amqp, mqtt, nats, http, pulsar, rocketmq)
+
+#: canonical protocol id -> its binding
+PROTOCOLS: dict[str, Protocol] = {p.id: p for m in _MODULES for p in m.PROTOCOLS}
+
+#: Spark landing shapes: the bindings' own, and structured CloudEvents JSON (any binding)
+_JSON_LANDING = SparkLanding(
+    "json",
+    "decode_json",
+    'Decode a DataFrame with one string column "value" of structured CloudEvents JSON.',
+)
+_LANDINGS = [p.spark for p in PROTOCOLS.values() if p.spark is not None]
+SPARK_LANDINGS: tuple[SparkLanding, ...] = (_LANDINGS[0], _JSON_LANDING, *_LANDINGS[1:])
+
+_CACHE: dict[str, Protocol | None] = {}
+
+
+def lookup(name: object) -> Protocol | None:
+    """The binding a protocol string spells (case-insensitive, any spacing), or ``None``."""
+    if not isinstance(name, str):
+        return None
+    try:
+        return _CACHE[name]
+    except KeyError:
+        pass
+    family, _, version = name.strip().lower().partition("/")
+    family, version = family.strip(), version.strip()
+    found = next((p for p in PROTOCOLS.values() if family in p.names and p.accepts(version)), None)
+    if len(_CACHE) < 1024:
+        _CACHE[name] = found
+    return found

@@ -1,0 +1,80 @@
+"""Apache Kafka (``KAFKA``; ``Kafka/3.6`` and other versions spell the same binding)."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Any
+
+from ..catalog_model import LooseInt, LooseStr, NameValueList, OptionsModel
+from ..diagnostics import Diagnostics
+from ._base import Protocol, SparkLanding, any_version, literal
+
+
+class KafkaOptions(OptionsModel):
+    topic: LooseStr = None
+    partition: LooseInt = None
+    key: LooseStr = None
+    key_base64: LooseStr = None
+    headers: NameValueList = None
+
+
+def key_text(key64: Any) -> str | None:
+    """The text of a constant ``key_base64`` when it is valid base64 of UTF-8, else None."""
+    if not isinstance(key64, str) or "{" in key64:
+        return None
+    try:
+        return base64.b64decode(key64, validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _rewrite(po: dict[str, Any]) -> dict[str, Any]:
+    text = key_text(literal(po.get("key_base64")))
+    if text is not None and po.get("key") is None:
+        po.pop("key_base64")
+        po["key"] = text
+    return po
+
+
+def _check(po: dict[str, Any], file: str, ptr: str, diags: Diagnostics) -> None:
+    key64 = literal(po.get("key_base64"))
+    if isinstance(key64, str) and "{" not in key64:
+        try:
+            base64.b64decode(key64, validate=True)
+        except (binascii.Error, ValueError):
+            diags.error("XRG169", file, ptr + "/key_base64", "key_base64 is not valid base64")
+
+
+def _check_complete(po: dict[str, Any], file: str, ptr: str, diags: Diagnostics) -> None:
+    if po.get("key") is not None and po.get("key_base64") is not None:
+        diags.error("XRG168", file, ptr, "Kafka 'key' and 'key_base64' are mutually exclusive")
+
+
+KAFKA = Protocol(
+    id="KAFKA",
+    names=("kafka",),
+    accepts=any_version,
+    model=KafkaOptions,
+    scalars={"topic": ("topic",), "key": ("key",), "partition": ("partition",)},
+    maps={"headers": "headers"},
+    routing=frozenset({"topic", "key", "partition"}),
+    connection=frozenset(
+        {
+            "acks", "consumer-group", "consumergroup", "consumer_group", "group.id", "group_id",
+            "client.id", "client_id", "bootstrap.servers", "bootstrap_servers", "security.protocol",
+            "compression.type", "auto.offset.reset",
+        }
+    ),
+    unapplied={"key_base64": "a binary key that is not UTF-8 text (set the key when encoding)"},
+    rewrite=_rewrite,
+    check=_check,
+    check_complete=_check_complete,
+    separate_roles=True,
+    spark=SparkLanding(
+        "kafka",
+        "decode_kafka",
+        "Decode a DataFrame with Spark's Kafka-source schema (binary and structured mode).",
+    ),
+)  # fmt: skip
+PROTOCOLS = (KAFKA,)

@@ -1,0 +1,29 @@
+"""Apache Pulsar (``PULSAR``, after the CloudEvents transport binding draft)."""
+
+from __future__ import annotations
+
+from ..catalog_model import NameValueList, OptionsModel
+from ._base import Protocol, SparkLanding, any_version
+
+
+class PulsarOptions(OptionsModel):
+    properties: NameValueList = None
+
+
+PULSAR = Protocol(
+    id="PULSAR",
+    names=("pulsar",),
+    accepts=any_version,
+    model=PulsarOptions,
+    scalars={"topic": ("topic",), "partition_key": ("partition_key",), "key": ("partition_key",)},
+    maps={"properties": "properties"},
+    routing=frozenset({"topic", "partition_key", "key"}),
+    connection=frozenset(
+        {"subscription", "subscription_name", "subscription_type", "tenant", "namespace"}
+    ),
+    unapplied={"event_time": "the event time is set when the message is sent"},
+    spark=SparkLanding(
+        "pulsar", "decode_pulsar", "Decode landed Pulsar messages (LANDING_SCHEMAS['pulsar'])."
+    ),
+)
+PROTOCOLS = (PULSAR,)
