@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-for script in [
+SCRIPTS = [
     "bench_generate.py",
     "bench_package.py",
     "bench_codecs.py",
@@ -18,7 +18,8 @@ for script in [
     "bench_spark.py",
     "bench_diff.py",
     "bench_formats.py",
-]:
+]
+for script in SCRIPTS:
     if (HERE / script).exists():
         print(f"== {script}", flush=True)
         subprocess.run([sys.executable, str(HERE / script), *sys.argv[1:]], check=False)
