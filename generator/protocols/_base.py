@@ -87,6 +87,11 @@ class Protocol:
     #: (MQTT ``#``/``+``, NATS ``*``/``>``, comma lists): not a default for messages
     is_filter: Callable[[str, str], bool] = lambda option, value: "," in value
     spark: SparkLanding | None = None
+    #: binding fields brokers may change in transit: dispatchers never match them
+    #: (the runtime's ``_dispatch._TRANSIT_FIELDS``)
+    transit: frozenset[str] = frozenset()
+    #: map fields whose keys are case-insensitive header names (``_dispatch._CASELESS_FIELDS``)
+    caseless: frozenset[str] = frozenset()
     #: an endpoint must not be both ``subscriber`` and ``consumer`` (XRG172): the binding
     #: delivers to subscribers (push) and consumers (pull) over different endpoints
     separate_roles: bool = False

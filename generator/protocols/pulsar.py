@@ -25,6 +25,7 @@ PULSAR = Protocol(
         {"subscription", "subscription_name", "subscription_type", "tenant", "namespace"}
     ),
     unapplied={"event_time": "the event time is set when the message is sent"},
+    transit=frozenset({"event_time"}),
     spark=SparkLanding(
         "pulsar", "decode_pulsar", "Decode landed Pulsar messages (LANDING_SCHEMAS['pulsar'])."
     ),
