@@ -34,7 +34,7 @@ from .. import ir
 from ..literals import py_str
 from ..naming import Scope, pascal, snake
 from ..spark_types import SparkType, array, field, map_of, struct
-from ._models import ALWAYS_RESERVED, Diag, Imports, claim_class, permissive
+from ._models import Diag, Imports, claim_class, model_head, permissive
 
 NAME = "protobuf"
 SPELLINGS = frozenset({"protobuf", "proto", "proto3", "proto2", "protocolbuffers"})
@@ -296,15 +296,7 @@ class _Mapper:
         return "\n".join(lines)
 
     def _message(self, full: str, m: Any) -> str:
-        base = self.imports.use("pydantic", "BaseModel")
-        cfg = self.imports.use("pydantic", "ConfigDict")
-        lines = [f"class {self.names[full]}({base}):"]
-        lines.append(f"    model_config = {cfg}(populate_by_name=True, protected_namespaces=())")
-        names = Scope(
-            frozenset(n for n in dir(__import__("pydantic").BaseModel) if not n.startswith("__"))
-            | {"model_config"}
-            | ALWAYS_RESERVED
-        )
+        lines, names = model_head(self.names[full], self.imports)
         for f in m.field:
             lines.append("    " + self._field(f, names))
         if not m.field:
