@@ -16,7 +16,7 @@ from pathlib import PurePosixPath
 from .. import ir
 from ..render import runtime_modules
 from . import Options, OutputFile
-from .package import RUNTIME_CODECS, next_series, payload_codecs
+from .package import next_series, payload_codecs
 
 
 @functools.cache
@@ -32,10 +32,7 @@ def plan(catalog: ir.Catalog, options: Options) -> list[OutputFile]:
     packages = [pkg] + [f"{pkg}.{p}" for p in subpackages]
     python, extras = runtime_requirements()
     # the runtime's extras for the payload formats the catalog's messages travel in
-    needed = sorted(
-        {RUNTIME_CODECS[p.format] for p in catalog.payloads if p.format in RUNTIME_CODECS}
-        & {RUNTIME_CODECS[f] for f in _used_formats(catalog, options)}
-    )
+    needed = sorted({_EXTRAS[f] for f in _used_formats(catalog, options) if f in _EXTRAS})
     base = f"xrgen-runtime[{','.join(needed)}]" if needed else "xrgen-runtime"
     context = {
         "version": options.version,
@@ -53,6 +50,10 @@ def plan(catalog: ir.Catalog, options: Options) -> list[OutputFile]:
     }
     # ``..`` : the file sits beside the package folder, in --out
     return [OutputFile(PurePosixPath("..", "pyproject.toml"), "python/pyproject.toml.j2", context, python=False)]
+
+
+#: format family -> the runtime extra its codec needs (XML: the standard library)
+_EXTRAS = {"avro": "avro", "protobuf": "protobuf"}
 
 
 def _used_formats(catalog: ir.Catalog, options: Options) -> set[str]:
