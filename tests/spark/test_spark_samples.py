@@ -15,7 +15,6 @@ from sample_catalogs import ABSENT_REASON, GOOD, PRESENT, SAMPLES, package_name
 from sample_events import events, relative_dataschema, wire_messages
 from test_spark_acme import _kafka_row
 from test_streaming_and_bindings import _to_landing
-
 from xrgen_runtime.formats import wire_format
 
 pytestmark = pytest.mark.spark
