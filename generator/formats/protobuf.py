@@ -385,6 +385,22 @@ def output_files(payloads: Sequence[ir.Payload]) -> dict[str, str]:
     return out
 
 
+def runtime_requirements(payloads: Sequence[ir.Payload]) -> list[str]:
+    """``protobuf>=<version>``: the compiled modules check at import that the protobuf runtime
+    is at least the version of the protoc that generated them (``Protobuf Python Version``)."""
+    versions = set()
+    for p in payloads:
+        if p.format == NAME and isinstance(p.schema, str):
+            m = re.search(
+                r"^# Protobuf Python Version: ([0-9.]+)$", compile_proto(p.schema).source, re.M
+            )
+            if m:
+                versions.add(tuple(int(x) for x in m.group(1).split(".")))
+    if not versions:
+        return []
+    return ["protobuf>=" + ".".join(map(str, max(versions)))]
+
+
 def spark_type(schema: Any) -> SparkType | None:
     if not isinstance(schema, str):
         return None
