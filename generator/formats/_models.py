@@ -108,3 +108,20 @@ def claim_class(scope: Scope, name: str, where: str, diags: list[Diag]) -> str:
         msg = f"model class name {name!r} is taken; using {unique!r}"
         diags.append((where, XRG_NAME_TAKEN, msg))
     return unique
+
+
+def model_head(name: str, imports: Imports) -> tuple[list[str], Scope]:
+    """The first lines of a payload model class ``name`` (aliases usable by field name) and
+    the scope its field names are claimed in (BaseModel's attributes and imports reserved)."""
+    base = imports.use("pydantic", "BaseModel")
+    cfg = imports.use("pydantic", "ConfigDict")
+    lines = [
+        f"class {name}({base}):",
+        f"    model_config = {cfg}(populate_by_name=True, protected_namespaces=())",
+    ]
+    return lines, Scope(_BASEMODEL_ATTRS | {"model_config"} | ALWAYS_RESERVED)
+
+
+_BASEMODEL_ATTRS = frozenset(
+    n for n in dir(__import__("pydantic").BaseModel) if not n.startswith("__")
+)

@@ -34,7 +34,7 @@ from .. import ir
 from ..literals import py_str
 from ..naming import Scope, pascal, snake
 from ..spark_types import SparkType, array, field, map_of, struct
-from ._models import ALWAYS_RESERVED, Diag, Imports, claim_class, permissive
+from ._models import Diag, Imports, claim_class, model_head, permissive
 
 NAME = "protobuf"
 SPELLINGS = frozenset({"protobuf", "proto", "proto3", "proto2", "protocolbuffers"})
@@ -296,15 +296,7 @@ class _Mapper:
         return "\n".join(lines)
 
     def _message(self, full: str, m: Any) -> str:
-        base = self.imports.use("pydantic", "BaseModel")
-        cfg = self.imports.use("pydantic", "ConfigDict")
-        lines = [f"class {self.names[full]}({base}):"]
-        lines.append(f"    model_config = {cfg}(populate_by_name=True, protected_namespaces=())")
-        names = Scope(
-            frozenset(n for n in dir(__import__("pydantic").BaseModel) if not n.startswith("__"))
-            | {"model_config"}
-            | ALWAYS_RESERVED
-        )
+        lines, names = model_head(self.names[full], self.imports)
         for f in m.field:
             lines.append("    " + self._field(f, names))
         if not m.field:
@@ -391,6 +383,22 @@ def output_files(payloads: Sequence[ir.Payload]) -> dict[str, str]:
             if compiled.file is not None:
                 out[f"_proto/{compiled.stem}_pb2.py"] = p.schema
     return out
+
+
+def runtime_requirements(payloads: Sequence[ir.Payload]) -> list[str]:
+    """``protobuf>=<version>``: the compiled modules check at import that the protobuf runtime
+    is at least the version of the protoc that generated them (``Protobuf Python Version``)."""
+    versions = set()
+    for p in payloads:
+        if p.format == NAME and isinstance(p.schema, str):
+            m = re.search(
+                r"^# Protobuf Python Version: ([0-9.]+)$", compile_proto(p.schema).source, re.M
+            )
+            if m:
+                versions.add(tuple(int(x) for x in m.group(1).split(".")))
+    if not versions:
+        return []
+    return ["protobuf>=" + ".".join(map(str, max(versions)))]
 
 
 def spark_type(schema: Any) -> SparkType | None:

@@ -24,7 +24,7 @@ from .. import ir
 from ..literals import py_str
 from ..naming import Scope, pascal, snake
 from ..spark_types import SparkType, array, field, struct
-from ._models import ALWAYS_RESERVED, Diag, Imports, claim_class
+from ._models import Diag, Imports, claim_class, model_head
 
 NAME = "xsd"
 SPELLINGS = frozenset({"xsd", "xmlschema", "xml-schema", "xml"})
@@ -132,16 +132,8 @@ def _enum(t: XEnum, names: dict[int, str], imports: Imports) -> str:
 
 
 def _model(t: XComplex, names: dict[int, str], imports: Imports) -> str:
-    base = imports.use("pydantic", "BaseModel")
-    cfg = imports.use("pydantic", "ConfigDict")
     fld = imports.use("pydantic", "Field")
-    lines = [f"class {names[id(t)]}({base}):"]
-    lines.append(f"    model_config = {cfg}(populate_by_name=True, protected_namespaces=())")
-    taken = Scope(
-        frozenset(n for n in dir(__import__("pydantic").BaseModel) if not n.startswith("__"))
-        | {"model_config"}
-        | ALWAYS_RESERVED
-    )
+    lines, taken = model_head(names[id(t)], imports)
     for f in t.fields:
         py, _ = taken.claim(snake(f.name))
         if isinstance(f.type, (XComplex, XEnum)):

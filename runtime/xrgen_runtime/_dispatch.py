@@ -88,7 +88,12 @@ from ._core import (
     pct_decode,
     to_canonical,
 )
-from .formats import decode_payload, wire_format
+from .formats import (
+    AVRO_MEDIA_TYPES,
+    PROTOBUF_MEDIA_TYPES,
+    decode_payload,
+    wire_format,
+)
 
 __all__ = [
     "DEAD_LETTER_REASONS",
@@ -250,13 +255,19 @@ def _text(value: object) -> str | None:
 
 
 _MEDIA_TYPES: dict[str, str] = {}
+_SAME_MEDIA = {m: "avro/binary" for m in AVRO_MEDIA_TYPES} | {
+    m: "application/protobuf" for m in PROTOBUF_MEDIA_TYPES
+}
 
 
 def _media_type(content_type: str) -> str:
-    """The media type of a content type, lower-case, without parameters (cached)."""
+    """The media type of a content type, lower-case, without parameters (cached); the
+    spellings of Avro binary and of Protobuf are one media type each (``avro/binary``,
+    ``application/protobuf``), so a message declared with one matches the others."""
     media = _MEDIA_TYPES.get(content_type)
     if media is None:
         media = content_type.split(";", 1)[0].strip().lower()
+        media = _SAME_MEDIA.get(media, media)
         if len(content_type) <= CACHE_KEY_MAX and len(_MEDIA_TYPES) < 1024:
             _MEDIA_TYPES[content_type] = media
     return media

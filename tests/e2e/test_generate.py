@@ -211,10 +211,7 @@ def test_pyproject_makes_the_package_installable(tmp_path: Path) -> None:
     from xrgen.targets.package import next_series
 
     version = xrgen_runtime.__version__
-    # acme's LineStatus travels as Avro binary: the runtime's avro extra is a dependency
-    assert data["project"]["dependencies"] == [
-        f"xrgen-runtime[avro]>={version},<{next_series(version)}"
-    ]
+    assert data["project"]["dependencies"] == [f"xrgen-runtime>={version},<{next_series(version)}"]
     extras = data["project"]["optional-dependencies"]
     runtime_extras = tomllib.loads((ROOT / "runtime" / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     assert extras == {name: [f"xrgen-runtime[{name}]"] for name in runtime_extras}
@@ -357,3 +354,15 @@ def test_worker_formats_the_largest_module_and_hands_its_cache_entries_back(tmp_
     assert len(formatted_here) == len(set(formatted_here)) and 0 < len(formatted_here) < len(python)
     assert all(fmt.has_file(t) for t in python)
     assert fmt.formatted_lines > 0
+
+
+@pytest.mark.parametrize(("name", "extras"), [("avro", "[avro]"), ("protobuf", "[protobuf]"), ("xml", "")])
+def test_pyproject_asks_for_the_payload_format_extras(name: str, extras: str, tmp_path: Path) -> None:
+    result = api.generate([str(CATALOGS / name / "catalog.json")], "pkg", pyproject=True, formatter=Formatter(cache_dir=tmp_path))
+    import tomllib
+
+    text = result.files[PurePosixPath("pyproject.toml")]
+    requirement, *others = tomllib.loads(text)["project"]["dependencies"]
+    assert requirement.startswith(f"xrgen-runtime{extras}>=")
+    # the _pb2 modules need a protobuf runtime at least as new as the protoc that wrote them
+    assert [o.split(">=")[0] for o in others] == (["protobuf"] if name == "protobuf" else [])

@@ -306,3 +306,16 @@ def test_confluent_without_registry_fails_loudly(shop_confluent: ModuleType) -> 
     codec._ids.clear()  # type: ignore[attr-defined]
     with pytest.raises(ValueError, match="schema registry"):
         binding(shop_confluent, "kafka").encode(event)
+
+
+def test_other_avro_spellings_match_the_declared_content_type(shop: ModuleType) -> None:
+    """A producer that labels the same bytes with another Avro media type (and parameters)."""
+    event = shop.MESSAGES[PLACED].create(ORDER, shop="s1")
+    msg = binding(shop, "kafka").encode(event)
+    got: list[Any] = []
+    d = shop.consumer.Dispatcher()
+    d.on(PLACED)(lambda ev, params: got.append(ev))
+    for ct in (b"application/vnd.apache.avro+binary", b"application/avro; charset=binary"):
+        headers = tuple((k, ct if k == "content-type" else v) for k, v in msg.headers)
+        assert d.dispatch(dataclasses.replace(msg, headers=headers))
+    assert len(got) == 2 and all(e.data == event.data for e in got)
