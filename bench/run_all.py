@@ -17,6 +17,7 @@ SCRIPTS = [
     "bench_templates.py",
     "bench_spark.py",
     "bench_diff.py",
+    "bench_formats.py",
 ]
 for script in SCRIPTS:
     if (HERE / script).exists():

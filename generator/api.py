@@ -11,7 +11,7 @@ import os
 import pickle
 import stat
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
@@ -185,6 +185,8 @@ def generate(
     strict: bool = False,
     spark: bool = True,
     pyproject: bool = False,
+    avro_framing: str = "plain",
+    avro_framing_messages: Mapping[str, str] | None = None,
     formatter: Formatter | None = None,
     progress: Progress | None = None,
     limits: Limits | None = None,
@@ -201,8 +203,9 @@ def generate(
             from .format import Formatter
 
             formatter = Formatter()
+        framing = (avro_framing, tuple(sorted((avro_framing_messages or {}).items())))
         key = (
-            _run_key(sources, package, limits, strict, spark, pyproject, repr(limits))
+            _run_key(sources, package, limits, strict, spark, pyproject, repr(limits), framing)
             if formatter.use_cache
             else None
         )
@@ -210,7 +213,7 @@ def generate(
         if cached is not None:
             return cached
         result = _generate(
-            sources, package, strict, spark, pyproject, formatter, progress, limits
+            sources, package, strict, spark, pyproject, framing, formatter, progress, limits
         )
         _save_run(formatter.path.parent, key, result)
         return result
@@ -224,6 +227,7 @@ def _generate(
     strict: bool,
     spark: bool,
     pyproject: bool,
+    framing: tuple[str, tuple[tuple[str, str], ...]],
     fmt: Formatter,
     progress: Progress | None,
     limits: Limits | None,
@@ -244,6 +248,8 @@ def _generate(
         spark=spark,
         pyproject=pyproject,
         version=__version__,
+        avro_framing=framing[0],
+        avro_framing_messages=framing[1],
     )
     parallel = (
         max(len(catalog.payloads), len(catalog.messages())) >= PARALLEL_MODELS_MIN

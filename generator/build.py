@@ -22,7 +22,7 @@ import json
 import re
 from typing import Any
 
-from . import ir, protocols
+from . import formats, ir, protocols
 from .diagnostics import Diagnostics
 from .naming import Scope, last_segment, pascal, snake
 from .protocols import placeholders_of
@@ -105,7 +105,8 @@ class _Builder:
         if sch is None:
             return None
         file, _, ptr = rm.location.partition("#")
-        if sch.family not in ("json", "avro"):
+        fmt = formats.module(sch.family)
+        if fmt is None or not fmt.MODELED:
             self.d.warning(
                 "XRG220",
                 file,
@@ -113,13 +114,20 @@ class _Builder:
                 f"payload schema format {sch.format or sch.family!r} is not modeled; data stays bytes",
             )
             return None
+        why = fmt.unusable(sch.schema) if hasattr(fmt, "unusable") else None
+        if why is not None:
+            self.d.warning(
+                "XRG220", file, ptr, f"{fmt.TITLE} payload is not modeled ({why}); data stays bytes"
+            )
+            return None
         ct = _declared_content_type(rm.data)
-        if not is_json_content_type(ct):
+        if formats.wire_format(sch.family, ct) is None:
+            own = fmt.CONTENT_TYPE
             self.d.warning(
                 "XRG221",
                 file,
                 ptr,
-                f"datacontenttype {ct!r} is not JSON; the payload stays bytes (models serialize as JSON)",
+                f"datacontenttype {ct!r} is neither JSON nor {own!r} ({fmt.TITLE}); the payload stays bytes",
             )
             return None
         key = self.schema_keys.get(id(sch.schema))
@@ -169,9 +177,6 @@ class _Builder:
                     kind=kind,
                     required=bool(spec.get("required", False)),
                     value=value,
-                    description=spec.get("description")
-                    if isinstance(spec.get("description"), str)
-                    else None,
                     placeholders=holders,
                     extension=name not in CE_CONTEXT,
                 )
@@ -201,6 +206,10 @@ def _declared_content_type(data: dict[str, Any]) -> str | None:
 
 def _schema_name(sch: ResolvedSchema) -> str | None:
     s = sch.schema
+    if sch.family == "protobuf":
+        return formats.protobuf.root_message(s)
+    if sch.family == "xsd":
+        return formats.xsd.root_name(s)
     if not isinstance(s, dict):
         return None
     for key in ("title", "name") if sch.family == "json" else ("name",):
@@ -242,9 +251,6 @@ def build(resolved: Resolved, diags: Diagnostics) -> ir.Catalog:
                 description=rg.data.get("description")
                 if isinstance(rg.data.get("description"), str)
                 else None,
-                envelope=rg.data.get("envelope")
-                if isinstance(rg.data.get("envelope"), str)
-                else None,
                 messages=tuple(messages),
                 common_placeholders=common,
                 producer_attrs=attrs,
@@ -260,11 +266,19 @@ def _message(b: _Builder, rm: ResolvedMessage, py_name: str, package_handler: st
     proto = protocols.lookup(data.get("protocol"))
     opts = data.get("protocoloptions")
     options: tuple[ir.ProtocolOption, ...] = ()
+    file, _, ptr = rm.location.partition("#")
+    # an xref alias is its target's definition: warned once, at the target
+    diags = b.d if rm.alias_of is None else None
     if proto is not None and isinstance(opts, dict):
-        file, _, ptr = rm.location.partition("#")
-        # an xref alias is its target's definition: warned once, at the target
-        diags = b.d if rm.alias_of is None else None
         options = protocols.to_ir(proto, opts, file, ptr + "/protocoloptions", diags)
+    elif opts and diags is not None and not isinstance(data.get("protocol"), str):
+        diags.warning(
+            "XRG174",
+            file,
+            ptr + "/protocoloptions",
+            "protocol options without a 'protocol' (on the message, its group or an endpoint"
+            " selecting it); not applied",
+        )
     stem = package_handler.removeprefix("on_")
     const = b.claim(b.module, rm.location, "constant", stem.upper(), _MESSAGE_CONSTANTS)
     create = b.claim(b.module, rm.location, "function", stem, ("_create_{}",))
@@ -284,9 +298,7 @@ def _message(b: _Builder, rm: ResolvedMessage, py_name: str, package_handler: st
             py = b.claim(params, rm.location, "attribute", snake(a.name))
             required = a.required or a.name == "source"  # CloudEvents requires a source
             free_ext.append(
-                ir.Attribute(
-                    a.name, a.kind, required, None, a.description, (), a.extension, py
-                )
+                ir.Attribute(a.name, a.kind, required, None, (), a.extension, py)
             )
         else:
             free_ext.append(a)

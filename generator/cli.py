@@ -149,6 +149,11 @@ def _parser() -> argparse.ArgumentParser:
         action=argparse.BooleanOptionalAction,
         help="also write OUT/pyproject.toml for the package (default: [tool.xrgen] pyproject, else no)",
     )
+    g.add_argument(
+        "--avro-framing",
+        choices=("plain", "single-object", "confluent"),
+        help="framing of Avro binary payloads (default: [tool.xrgen] avro-framing, else plain)",
+    )
     g.add_argument("--no-cache", action="store_true", help="do not use the formatting cache")
     g.add_argument("--quiet", action="store_true", help="no progress display")
     v = sub.add_parser("validate", help="load, validate and resolve; print diagnostics")
@@ -164,7 +169,15 @@ def _parser() -> argparse.ArgumentParser:
 
 def _print_diagnostics(diags: Diagnostics) -> None:
     for d in diags.sorted():
-        print(d, file=sys.stderr)
+        print(one_line(str(d)), file=sys.stderr)
+
+
+def one_line(text: str) -> str:
+    """``text`` with control characters escaped (``\\n``, ``\\x1b``): a key or id from a
+    catalog can neither start a forged diagnostic line nor send terminal escapes."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _exit_code(diags: Diagnostics) -> int:
@@ -187,6 +200,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             pyproject=getattr(args, "pyproject", None),
             fetch_timeout=args.fetch_timeout,
             max_document_bytes=args.max_document_bytes,
+            avro_framing=getattr(args, "avro_framing", None),
         )
         catalogs = settings.catalogs
         if not catalogs:
@@ -267,6 +281,8 @@ def _generate(
         strict=strict,
         spark=settings.spark,
         pyproject=settings.pyproject,
+        avro_framing=settings.avro_framing,
+        avro_framing_messages=settings.avro_framing_messages,
         formatter=Formatter(use_cache=not args.no_cache),
         progress=progress,
         limits=_limits(settings),

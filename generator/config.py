@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -18,6 +18,9 @@ from .limits import FETCH_TIMEOUT, MAX_DOCUMENT_BYTES
 
 #: the file read when ``--config`` is not given (absent: defaults only)
 DEFAULT_FILE = "pyproject.toml"
+
+
+AvroFraming = Literal["plain", "single-object", "confluent"]
 
 
 class ConfigError(Exception):
@@ -45,6 +48,12 @@ class Settings(BaseModel):
     fetch_timeout: Annotated[float, Field(gt=0, alias="fetch-timeout")] = FETCH_TIMEOUT
     #: bytes of one catalog document (a file, an index.json, a URL answer; docs/limits.md)
     max_document_bytes: Annotated[int, Field(gt=0, alias="max-document-bytes")] = MAX_DOCUMENT_BYTES
+    #: framing of Avro binary payloads: ``plain``, ``single-object`` or ``confluent``
+    avro_framing: Annotated[AvroFraming, Field(alias="avro-framing")] = "plain"
+    #: per-message framing: message id -> framing
+    avro_framing_messages: Annotated[
+        dict[str, AvroFraming], Field(alias="avro-framing-messages")
+    ] = {}
 
     @field_validator("catalogs", mode="before")
     @classmethod

@@ -34,7 +34,6 @@ class Attribute:
     kind: str
     required: bool
     value: str | int | bool | None
-    description: str | None = None
     placeholders: tuple[str, ...] = ()
     #: True for attributes that are not CloudEvents core/optional context attributes
     extension: bool = False
@@ -129,7 +128,6 @@ class MessageGroup:
     defs_const: str
     entries_var: str
     description: str | None
-    envelope: str | None
     messages: tuple[Message, ...]
     #: placeholders every message of the group uses (producer constructor arguments)
     common_placeholders: tuple[Placeholder, ...] = ()

@@ -7,7 +7,10 @@ replaced; groups and schemas merge their children). Every entity remembers the d
 the file it came from and its JSON Pointer inside that file.
 
 Problems never raise: unreadable sources are ``XRG100`` (an I/O error, see ``IO_ERROR_CODES``),
-syntax errors ``XRG101`` with ``line:col``; the rest of the catalog still loads.
+syntax errors ``XRG101`` with ``line:col``, input past a limit (``limits.Limits``: document
+size, nesting, YAML aliases, integer digits) or that is not JSON data (YAML tags, NaN,
+duplicate keys) ``XRG104``-``XRG109`` with its pointer; the rest of the catalog still loads.
+URLs are fetched over http(s) only, at every hop, within one deadline and the size cap.
 
 Split-file folders (``index.json`` per level) follow the xRegistry path layout::
 
@@ -44,7 +47,7 @@ from typing import Any
 
 import yaml
 
-from . import protocols
+from . import formats, protocols
 from .diagnostics import Diagnostics, pointer
 from .limits import (
     MAX_INT_DIGITS,
@@ -96,9 +99,6 @@ def paused_gc() -> Iterator[None]:
 # --------------------------------------------------------------------------------------------
 # format / protocol spelling helpers (used by validate and resolve)
 
-_JSON_NAMES = frozenset({"jsonschema", "json-schema", "json_schema", "json"})
-_AVRO_NAMES = frozenset({"avro", "apache-avro", "avsc"})
-_PROTO_NAMES = frozenset({"protobuf", "proto", "proto3", "proto2", "protocolbuffers"})
 _DRAFT_RE = re.compile(r"^(?:draft[-/_ ]?)?0?(\d)$|^(?:draft[-/_ ]?)?(20\d\d-\d\d)$")
 
 
@@ -109,20 +109,14 @@ def _split_format(s: str) -> tuple[str, str]:
 
 
 def schema_format_family(s: str | None) -> str | None:
-    """``"json"``, ``"avro"`` or ``"protobuf"`` for a schema format string in any common
-    spelling (``JsonSchema/draft-07``, ``JSONSchema/Draft-07``, ``jsonschema``, ``AVRO/1.11``,
-    ``Proto/3``, ...); ``None`` for other formats (XSD, JsonStructure, ...) or no string."""
+    """The family id (``"json"``, ``"avro"``, ``"protobuf"``, ``"xsd"``: see ``formats``) of a
+    schema format string in any common spelling (``JsonSchema/draft-07``, ``JSONSchema/Draft-07``,
+    ``jsonschema``, ``AVRO/1.11``, ``Proto/3``, ``XSD/1.1``, ...); ``None`` for other formats
+    (JsonStructure, ...) or no string."""
     if not isinstance(s, str) or not s.strip():
         return None
     name, _ = _split_format(s)
-    name = name.replace(" ", "")
-    if name in _JSON_NAMES:
-        return "json"
-    if name in _AVRO_NAMES:
-        return "avro"
-    if name in _PROTO_NAMES:
-        return "protobuf"
-    return None
+    return formats.family(name)
 
 
 def schema_format_version(s: str | None) -> str | None:

@@ -23,22 +23,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from . import ir
+from . import ir, protocols
 from .diagnostics import Diagnostics
 
 _VAR = re.compile(r"\{([^{}]*)\}")
 _NOW = "0000-01-01T00:00:00Z"
 #: attributes every CloudEvent carries: requiring them tells nothing apart
 _CORE_REQUIRED = frozenset({"specversion", "id", "source", "type"})
-#: binding fields that brokers may change in transit: the runtime never matches them
-#: (``_dispatch._TRANSIT_FIELDS``)
-_TRANSIT_FIELDS = {
-    "MQTT": frozenset({"qos", "retain", "message_expiry_interval"}),
-    "KAFKA": frozenset({"partition"}),
-    "PULSAR": frozenset({"event_time"}),
-}
-#: fields whose keys are case-insensitive header names (``_dispatch._CASELESS_FIELDS``)
-_CASELESS_FIELDS = {"HTTP": frozenset({"headers"}), "NATS": frozenset({"headers"})}
+
 
 
 def _family(protocol: str | None) -> str | None:
@@ -96,8 +88,9 @@ def match_key(message: ir.Message) -> tuple[Any, ...]:
             content_type = value.split(";", 1)[0].strip().lower()
         else:
             constants.append((a.name, _canonical(value)))
-    transit = _TRANSIT_FIELDS.get(family or "", frozenset())
-    caseless = _CASELESS_FIELDS.get(family or "", frozenset())
+    binding = protocols.lookup(message.protocol)
+    transit = binding.transit if binding else frozenset()
+    caseless = binding.caseless if binding else frozenset()
     options: list[tuple[tuple[str, ...], bool, str]] = []
     for o in sorted(message.options, key=lambda o: o.path):
         if not o.path or o.path[0] in transit:

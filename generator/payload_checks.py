@@ -7,7 +7,8 @@ Before models are rendered (``check_payloads``):
   (lookaround, backreference) is an error (XRG340): pydantic would otherwise fall back to
   Python's backtracking ``re`` for the whole model, and one message can then stall a consumer
   for minutes. A pattern that is not a regular expression at all is XRG341.
-- a ``$ref``/``allOf`` cycle with no object or array in between (``A = B``, ``B = A``) has no
+- a ``$ref``/``allOf`` cycle (or through a one-member ``anyOf``/``oneOf``) with no object or
+  array in between (``A = B``, ``B = A``) has no
   finite values and makes classes that cannot be defined: XRG342, naming the cycle.
 
 After ``models.py`` is rendered (``unresolved_names``): every name its annotations and bases
@@ -115,7 +116,8 @@ def _local_target(schema: Any, ref: str) -> tuple[str, Any] | None:
 
 def _unguarded_refs(schema: Any, node: Any) -> list[tuple[str, Any]]:
     """The schemas ``node`` is made of directly: its ``$ref`` and its ``allOf`` members'
-    references (no object property or array item in between)."""
+    references, and those of a one-member ``anyOf``/``oneOf`` (no object property or array
+    item in between)."""
     out = []
     stack = [node]
     while stack:
@@ -130,6 +132,10 @@ def _unguarded_refs(schema: Any, node: Any) -> list[tuple[str, Any]]:
         members = n.get("allOf")
         if isinstance(members, list):
             stack.extend(members)
+        for choice in ("anyOf", "oneOf"):  # a choice of one is that one
+            members = n.get(choice)
+            if isinstance(members, list) and len(members) == 1:
+                stack.extend(members)
     return out
 
 
@@ -223,9 +229,11 @@ def rust_regex_only(code: str) -> str:
     return _PYTHON_RE.sub("", code)
 
 
-def unresolved_names(code: str) -> list[tuple[str, str]]:
+def unresolved_names(code: str, required: tuple[str, ...] = ()) -> list[tuple[str, str]]:
     """``(class, name)`` for every name the module's class bases and annotations use, forward
-    references in strings included, that the module does not define or import."""
+    references in strings included, that the module does not define or import; and
+    ``(name, name)`` for each ``required`` name (the payloads' root models, which the rest of
+    the package imports) that it does not define."""
     try:
         tree = ast.parse(code)
     except SyntaxError:
@@ -240,7 +248,7 @@ def unresolved_names(code: str) -> list[tuple[str, str]]:
             defined.update(t.id for t in node.targets if isinstance(t, ast.Name))
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             defined.add(node.target.id)
-    missing: list[tuple[str, str]] = []
+    missing = [(name, name) for name in required if name not in defined]
     for node in tree.body:
         if not isinstance(node, ast.ClassDef):
             continue

@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import protocols
+from . import formats, protocols
 from .diagnostics import Diagnostics, pointer
 from .ir import CLOUDEVENTS
 from .load import schema_format_family
@@ -44,12 +44,11 @@ _IMPLIED_CE = {
     "source": {"type": "urireference", "required": True},
     "type": {"type": "string", "required": True},
 }
-_CONTENT_TYPE = {"json": "application/json", "avro": "application/json"}
 
 
 @dataclass(slots=True)
 class ResolvedSchema:
-    family: str  # "json" | "avro" | "protobuf" | other family name
+    family: str  # a ``formats`` family id ("json", "avro", "protobuf", "xsd") or other name
     format: str  # as spelled by the catalog
     schema: Any
     location: str
@@ -255,6 +254,12 @@ class _Resolver:
         if isinstance(data.get("dataschema"), (dict, bool)):
             family = schema_format_family(fmt_s) or _guess_family(data["dataschema"])
             return ResolvedSchema(family, fmt_s, data["dataschema"], ent.location + "/dataschema")
+        embedded = data.get("dataschema")
+        if isinstance(embedded, str):
+            # text schemas (.proto, XSD) are embedded as strings
+            family = schema_format_family(fmt_s) or _guess_family(embedded)
+            if family in ("protobuf", "xsd"):
+                return ResolvedSchema(family, fmt_s, embedded, ent.location + "/dataschema")
         for attr in ("dataschemauri", "dataschemaxid"):
             ref = data.get(attr)
             if isinstance(ref, str) and ref:
@@ -326,7 +331,7 @@ class _Resolver:
                 body = _json_fragment(body, member)
                 location += "/" + member
         if type_name and family == "avro":
-            named = _avro_named(body, type_name)
+            named = formats.avro.named_type(body, type_name)
             if named is None:
                 self.d.warning("XRG213", ent.file, where, f"{attr}: no Avro type {type_name!r} in the schema; the root type is used")
             else:
@@ -438,7 +443,7 @@ class _Resolver:
         if rm.schema is not None and "datacontenttype" not in meta:
             ct = data.get("datacontenttype")
             if not isinstance(ct, str):
-                ct = _CONTENT_TYPE.get(rm.schema.family)
+                ct = formats.content_type(rm.schema.family)
             if ct:
                 meta["datacontenttype"] = {"type": "string", "value": ct}
         if (
@@ -603,15 +608,7 @@ def _is_cloudevents(envelope: Any) -> bool:
 
 
 def _guess_family(schema: Any) -> str:
-    if (
-        isinstance(schema, dict)
-        and schema.get("type") in ("record", "enum", "fixed")
-        and "name" in schema
-    ):
-        return "avro"
-    if isinstance(schema, list):
-        return "avro"
-    return "json"
+    return formats.guess(schema)
 
 
 def _json_fragment(schema: Any, fragment: str) -> Any:
@@ -641,25 +638,6 @@ def _json_type_pointer(schema: Any, name: str) -> str | None:
             node = node.get(token) if isinstance(node, dict) else None
         if isinstance(node, dict):
             return candidate
-    return None
-
-
-def _avro_named(schema: Any, name: str) -> Any:
-    """The Avro named type ``name`` (short or full name) inside ``schema``, or None."""
-    if isinstance(schema, dict):
-        full = ".".join(x for x in (schema.get("namespace"), schema.get("name")) if isinstance(x, str))
-        if name in (schema.get("name"), full):
-            return schema
-        children: list[Any] = list(schema.get("fields") or []) + [schema.get("type"), schema.get("items"), schema.get("values")]
-        for child in children:
-            found = _avro_named(child, name)
-            if found is not None:
-                return found
-    elif isinstance(schema, list):
-        for child in schema:
-            found = _avro_named(child, name)
-            if found is not None:
-                return found
     return None
 
 

@@ -13,17 +13,14 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import re
 from collections.abc import Callable
-from functools import lru_cache
 from typing import Any
 
-from jsonschema import validators as js_validators
 from pydantic import BaseModel, ValidationError
 
 from . import catalog_model as cm
-from . import protocols
+from . import formats, protocols
 from .diagnostics import Diagnostics, pointer
 from .load import (
     SourceError,
@@ -588,9 +585,10 @@ def _check_schema(schema: SchemaEntry, group: Data, diags: Diagnostics) -> None:
 
 
 def _check_schema_document(doc: Any, fmt: Any, file: str, ptr: str, diags: Diagnostics) -> None:
-    """Check an embedded schema by its format family (JSON Schema, Avro, Protobuf)."""
+    """Check an embedded schema by its format family (``formats/<family>.check``)."""
     family = schema_format_family(fmt) if isinstance(fmt, str) else None
-    if family is None:
+    module = formats.module(family)
+    if module is None:
         if isinstance(fmt, str):
             diags.warning(
                 "XRG152",
@@ -599,7 +597,7 @@ def _check_schema_document(doc: Any, fmt: Any, file: str, ptr: str, diags: Diagn
                 f"schema format '{fmt}' is not supported; the payload is opaque",
             )
         return
-    if isinstance(doc, str) and family != "protobuf" and _looks_like_json_text(doc, family):
+    if isinstance(doc, str) and family in ("json", "avro") and _looks_like_json_text(doc, family):
         try:
             doc = parse_text(doc, yaml_syntax=False)  # within the load limits (depth, NaN, ...)
         except SourceError as e:
@@ -608,21 +606,12 @@ def _check_schema_document(doc: Any, fmt: Any, file: str, ptr: str, diags: Diagn
                     "XRG154",
                     file,
                     ptr,
-                    f"{_FAMILY_NAMES[family]} text is not JSON: {e.message.removeprefix('invalid JSON at ')}",
+                    f"{module.TITLE} text is not JSON: {e.message.removeprefix('invalid JSON at ')}",
                 )
             else:
-                diags.error(e.code, file, ptr, f"{_FAMILY_NAMES[family]} text: {e.message}")
+                diags.error(e.code, file, ptr, f"{module.TITLE} text: {e.message}")
             return
-    if family == "json":
-        check_json_schema(doc, schema_format_version(fmt), file, ptr, diags)
-    elif family == "avro":
-        for p, msg in avro_problems(doc):
-            diags.error("XRG151", file, ptr + p, f"invalid Avro schema: {msg}")
-    elif not isinstance(doc, str):
-        diags.error("XRG154", file, ptr, "a Protobuf schema must be the .proto text (a string)")
-
-
-_FAMILY_NAMES = {"json": "JSON Schema", "avro": "Avro schema", "protobuf": "Protobuf schema"}
+    module.check(doc, schema_format_version(fmt), file, ptr, diags)
 
 
 def _looks_like_json_text(doc: str, family: str) -> bool:
@@ -630,182 +619,16 @@ def _looks_like_json_text(doc: str, family: str) -> bool:
     return family == "json" or doc.lstrip()[:1] in ("{", "[", '"')
 
 
-# ---- JSON Schema
-
-_DRAFT_URIS = {
-    "draft-04": "http://json-schema.org/draft-04/schema#",
-    "draft-06": "http://json-schema.org/draft-06/schema#",
-    "draft-07": "http://json-schema.org/draft-07/schema#",
-    "2019-09": "https://json-schema.org/draft/2019-09/schema",
-    "2020-12": "https://json-schema.org/draft/2020-12/schema",
-}
-#: a string-valued annotation member in compact JSON (keys are the only strings before ':')
-_ANNOTATION_RE = re.compile(r'"(?:title|description|\$comment)":"(?:[^"\\]|\\.)*"')
-#: annotation-free canonical JSON of schemas known to pass their meta-schema
-_VALID_SCHEMA_KEYS: set[str] = set()
-_META_VALIDATORS: dict[type, Any] = {}
-
-
-def _schema_key(schema: Data) -> str:
-    """Canonical JSON with string annotations blanked: their meta-schema rule is only 'a
-    string', so schemas differing only in titles/descriptions share one meta-validation."""
-    text = json.dumps(schema, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return _ANNOTATION_RE.sub('"":""', text)
-
-
-@lru_cache(maxsize=256)
-def _validator_class(dollar_schema: str | None, draft: str | None) -> Any:
-    """The jsonschema validator class for a ``$schema`` value, else the format's draft."""
-    default = js_validators.validator_for(
-        {"$schema": _DRAFT_URIS.get(draft or "", _DRAFT_URIS["draft-07"])}
-    )
-    if dollar_schema is None:
-        return default
-    return js_validators.validator_for({"$schema": dollar_schema}, default=default)
+def avro_problems(schema: Any) -> list[tuple[str, str]]:
+    """Structural problems of an Avro schema (see ``formats.avro.avro_problems``)."""
+    return formats.avro.avro_problems(schema)
 
 
 def check_json_schema(
     schema: Any, draft: str | None, file: str, ptr: str, diags: Diagnostics
 ) -> None:
-    """Meta-validate an embedded JSON Schema (its ``$schema``, else ``draft``, else draft-07).
-    Results are cached by the schema's annotation-free canonical JSON."""
-    if isinstance(schema, bool):
-        return
-    if not isinstance(schema, dict):
-        diags.error("XRG154", file, ptr, "a JSON Schema must be an object or a boolean")
-        return
-    dollar = schema.get("$schema")
-    cls = _validator_class(dollar if isinstance(dollar, str) else None, draft)
-    key = cls.__name__ + _schema_key(schema)
-    if key in _VALID_SCHEMA_KEYS:
-        return
-    meta = _META_VALIDATORS.get(cls)
-    if meta is None:
-        meta = _META_VALIDATORS[cls] = cls(cls.META_SCHEMA)
-    errors = sorted(meta.iter_errors(schema), key=lambda e: list(map(str, e.absolute_path)))
-    if not errors:
-        _VALID_SCHEMA_KEYS.add(key)
-        return
-    name = cls.__name__.removesuffix("Validator")
-    for err in errors:
-        diags.error(
-            "XRG150",
-            file,
-            ptr + pointer(*err.absolute_path),
-            f"invalid JSON Schema ({name}): {err.message}",
-        )
-
-
-# ---- Avro
-
-_AVRO_PRIMITIVES = frozenset(
-    {"null", "boolean", "int", "long", "float", "double", "bytes", "string"}
-)
-_AVRO_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_AVRO_NAMESPACE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(\.[A-Za-z_][A-Za-z0-9_]*)*$")
-
-
-def avro_problems(schema: Any) -> list[tuple[str, str]]:
-    """Structural problems of an Avro schema as (pointer suffix, message) pairs: records need
-    ``fields`` with names and types, enums ``symbols``, arrays ``items``, maps ``values``,
-    fixed a ``size``; names follow the Avro name rules; named types are defined before use."""
-    out: list[tuple[str, str]] = []
-    _avro(schema, "", "", set(), out)
-    return out
-
-
-def _avro(s: Any, ptr: str, ns: str, named: set[str], out: list[tuple[str, str]]) -> None:
-    if isinstance(s, str):
-        if s not in _AVRO_PRIMITIVES and s not in named and (ns + "." + s) not in named:
-            out.append((ptr, f"unknown type '{s}'"))
-        return
-    if isinstance(s, list):
-        for i, branch in enumerate(s):
-            if isinstance(branch, list):
-                out.append((ptr + f"/{i}", "a union must not directly contain a union"))
-            else:
-                _avro(branch, ptr + f"/{i}", ns, named, out)
-        return
-    if not isinstance(s, dict):
-        out.append((ptr, "expected a type name, an object or a union array"))
-        return
-    kind = s.get("type")
-    if kind in ("record", "error", "enum", "fixed"):
-        ns = _avro_define(s, ptr, ns, named, out)
-    if kind in ("record", "error"):
-        _avro_fields(s, ptr, ns, named, out)
-    elif kind == "enum":
-        symbols = s.get("symbols")
-        if not isinstance(symbols, list) or not all(
-            isinstance(x, str) and _AVRO_NAME.match(x) for x in symbols
-        ):
-            out.append((ptr + "/symbols", "enum 'symbols' must be an array of Avro names"))
-        elif len(set(symbols)) != len(symbols):
-            out.append((ptr + "/symbols", "enum symbols must be unique"))
-    elif kind == "array":
-        _avro_child(s, "items", ptr, ns, named, out)
-    elif kind == "map":
-        _avro_child(s, "values", ptr, ns, named, out)
-    elif kind == "fixed":
-        size = s.get("size")
-        if not isinstance(size, int) or isinstance(size, bool) or size < 0:
-            out.append((ptr + "/size", "fixed 'size' must be a non-negative integer"))
-    elif kind in _AVRO_PRIMITIVES:
-        return
-    elif kind is None:
-        out.append((ptr, "missing 'type'"))
-    else:
-        _avro(kind, ptr + "/type", ns, named, out)
-
-
-def _avro_define(s: Data, ptr: str, ns: str, named: set[str], out: list[tuple[str, str]]) -> str:
-    name = s.get("name")
-    space = s.get("namespace")
-    if isinstance(space, str) and space and not _AVRO_NAMESPACE.match(space):
-        out.append((ptr + "/namespace", f"invalid namespace '{space}'"))
-    if not isinstance(name, str) or not _AVRO_NAMESPACE.match(name):
-        out.append((ptr + "/name", f"named type needs a valid 'name', not {name!r}"))
-        return ns
-    if "." in name:
-        ns, _, short = name.rpartition(".")
-    else:
-        ns = space if isinstance(space, str) else ns
-        short = name
-    named.update({short, f"{ns}.{short}" if ns else short})
-    return ns
-
-
-def _avro_fields(s: Data, ptr: str, ns: str, named: set[str], out: list[tuple[str, str]]) -> None:
-    fields = s.get("fields")
-    if not isinstance(fields, list):
-        out.append((ptr + "/fields", "a record needs a 'fields' array"))
-        return
-    seen: set[str] = set()
-    for i, f in enumerate(fields):
-        fptr = ptr + f"/fields/{i}"
-        if not isinstance(f, dict):
-            out.append((fptr, "a field must be an object"))
-            continue
-        fname = f.get("name")
-        if not isinstance(fname, str) or not _AVRO_NAME.match(fname):
-            out.append((fptr + "/name", f"invalid field name {fname!r}"))
-        elif fname in seen:
-            out.append((fptr + "/name", f"duplicate field name '{fname}'"))
-        else:
-            seen.add(fname)
-        if "type" not in f:
-            out.append((fptr, "a field needs a 'type'"))
-        else:
-            _avro(f["type"], fptr + "/type", ns, named, out)
-
-
-def _avro_child(
-    s: Data, key: str, ptr: str, ns: str, named: set[str], out: list[tuple[str, str]]
-) -> None:
-    if key not in s:
-        out.append((ptr, f"'{s.get('type')}' needs '{key}'"))
-    else:
-        _avro(s[key], ptr + "/" + key, ns, named, out)
+    """Meta-validate an embedded JSON Schema (see ``formats.jsonschema``)."""
+    formats.jsonschema.check_json_schema(schema, draft, file, ptr, diags)
 
 
 # ----------------------------------------------------------------------------- endpoints

@@ -237,7 +237,7 @@ def _fill(
         old = pkg.joinpath(*inner.parts)
         dest.parent.mkdir(parents=True, exist_ok=True)
         data = text.encode("utf-8")
-        if _read(old) == text and _link(old, dest):
+        if not old.is_symlink() and _read(old) == text and _link(old, dest):
             continue
         with open(dest, "wb") as f:
             f.write(data)
@@ -249,19 +249,23 @@ def _fill(
     if pkg.is_dir() and not pkg.is_symlink():
         for path in pkg.rglob("*"):
             inner = PurePosixPath(path.relative_to(pkg).as_posix())
-            if "__pycache__" in inner.parts or inner in generated or not path.is_file():
+            if "__pycache__" in inner.parts or inner in generated:
+                continue
+            if path.is_dir() and not path.is_symlink():
                 continue
             dest = tmp.joinpath(*inner.parts)
             dest.parent.mkdir(parents=True, exist_ok=True)
             if not _link(path, dest):
-                shutil.copy2(path, dest)
+                shutil.copy2(path, dest, follow_symlinks=False)
     return changed + sorted(r for r in obsolete if pkg.joinpath(*r.parts[1:]).is_file())
 
 
 def _link(src: Path, dest: Path) -> bool:
+    """Hard-link ``src`` (a symbolic link stays one) at ``dest``; ``False`` where the file
+    system cannot."""
     try:
-        os.link(src, dest)
-    except OSError:
+        os.link(src, dest, follow_symlinks=False)
+    except (OSError, NotImplementedError):
         return False
     return True
 

@@ -71,6 +71,11 @@ class Protocol:
     unapplied: Mapping[str, str] = field(default_factory=dict)
     #: legacy option spellings read under their current name (warning XRG117)
     renames: tuple[tuple[str, str], ...] = ()
+    #: map options whose entries are fixed fields (AMQP ``properties`` and ``header``):
+    #: option -> field name as spelled (lower case, ``_`` for ``-``) -> its wire name
+    fields: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    #: for ``fields`` options: where custom names go instead (for the warning)
+    custom: Mapping[str, str] = field(default_factory=dict)
     #: options rewritten before the mapping (Kafka: a ``key_base64`` of UTF-8 text is the key)
     rewrite: Callable[[dict[str, Any]], dict[str, Any]] | None = None
     #: a legacy object wrapping the options (MQTT ``properties``), read as top-level options
@@ -82,6 +87,11 @@ class Protocol:
     #: (MQTT ``#``/``+``, NATS ``*``/``>``, comma lists): not a default for messages
     is_filter: Callable[[str, str], bool] = lambda option, value: "," in value
     spark: SparkLanding | None = None
+    #: binding fields brokers may change in transit: dispatchers never match them
+    #: (the runtime's ``_dispatch._TRANSIT_FIELDS``)
+    transit: frozenset[str] = frozenset()
+    #: map fields whose keys are case-insensitive header names (``_dispatch._CASELESS_FIELDS``)
+    caseless: frozenset[str] = frozenset()
     #: an endpoint must not be both ``subscriber`` and ``consumer`` (XRG172): the binding
     #: delivers to subscribers (push) and consumers (pull) over different endpoints
     separate_roles: bool = False
@@ -146,6 +156,11 @@ def entries(value: Any) -> Iterator[tuple[str | None, Any, str]]:
                 yield None, item, pointer(i)
 
 
+def _field_name(name: str) -> str:
+    """``message_id``, ``messageId`` and ``Message-ID`` all spell ``message-id``."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "-", name).lower().replace("_", "-")
+
+
 def _describe(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False, default=str)
     return text if len(text) <= 60 else text[:57] + "..."
@@ -205,7 +220,16 @@ def to_ir(
                         where + sub,
                         f"{proto.id} option '{key}' entry {_describe(item)} names nothing; not applied",
                     )
+                elif key in proto.fields and _field_name(name) not in proto.fields[key]:
+                    skip(
+                        "XRG174",
+                        where + sub,
+                        f"{proto.id} {key} has no field '{name}' (custom names belong in"
+                        f" {proto.custom.get(key, 'another section')}); not applied",
+                    )
                 elif isinstance(value, (str, int, bool)):
+                    if key in proto.fields:
+                        name = proto.fields[key][_field_name(name)]
                     out.setdefault((fld, name), make_option((fld, name), value))
                 elif value is _NO_VALUE or value is None:
                     skip(

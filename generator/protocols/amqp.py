@@ -19,6 +19,14 @@ class AmqpOptions(OptionsModel):
     footer: NameValueList = None
 
 
+#: the AMQP 1.0 properties and header sections: fixed fields (AMQP 1.0 section 3.2)
+_PROPERTIES = (
+    "message-id", "user-id", "to", "subject", "reply-to", "correlation-id", "content-type",
+    "content-encoding", "absolute-expiry-time", "creation-time", "group-id", "group-sequence",
+    "reply-to-group-id",
+)  # fmt: skip
+_HEADER = ("durable", "priority", "ttl", "first-acquirer", "delivery-count")
+
 AMQP = Protocol(
     id="AMQP/1.0",
     names=("amqp", "amqps"),
@@ -35,6 +43,11 @@ AMQP = Protocol(
         "footer": "footer",
     },
     routing=frozenset({"node", "address"}),
+    fields={
+        "properties": {name: name for name in _PROPERTIES},
+        "header": {name: name for name in _HEADER},
+    },
+    custom={"properties": "application-properties", "header": "message-annotations"},
     connection=frozenset(
         {
             "linkproperties",

@@ -83,6 +83,7 @@ HTTP = Protocol(
     check=_check,
     check_complete=_check_complete,
     separate_roles=True,
+    caseless=frozenset({"headers"}),
     spark=SparkLanding(
         "http", "decode_http", "Decode landed HTTP requests (LANDING_SCHEMAS['http'])."
     ),

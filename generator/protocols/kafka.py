@@ -71,6 +71,7 @@ KAFKA = Protocol(
     check=_check,
     check_complete=_check_complete,
     separate_roles=True,
+    transit=frozenset({"partition"}),
     spark=SparkLanding(
         "kafka",
         "decode_kafka",

@@ -80,6 +80,9 @@ _LANDING = SparkLanding(
     "mqtt", "decode_mqtt", "Decode landed MQTT messages (LANDING_SCHEMAS['mqtt'])."
 )
 
+#: qos, retain and the expiry may change on the way (brokers downgrade and count down)
+_TRANSIT = frozenset({"qos", "retain", "message_expiry_interval"})
+
 MQTT5 = Protocol(
     id="MQTT/5.0",
     names=("mqtt", "mqtts"),
@@ -94,6 +97,7 @@ MQTT5 = Protocol(
     wrapper="properties",
     check=_check_qos,
     is_filter=_is_filter,
+    transit=_TRANSIT,
     spark=_LANDING,
 )
 MQTT311 = Protocol(
@@ -110,6 +114,7 @@ MQTT311 = Protocol(
     wrapper="properties",
     check=_check_311,
     is_filter=_is_filter,
+    transit=_TRANSIT,
     spark=None,  # one landing shape for both versions (MQTT5's)
 )
 PROTOCOLS = (MQTT5, MQTT311)

@@ -36,6 +36,7 @@ NATS = Protocol(
     routing=frozenset({"subject"}),
     connection=frozenset({"queue", "queue-group", "queue_group", "stream", "durable", "consumer"}),
     is_filter=_is_filter,
+    caseless=frozenset({"headers"}),
     spark=SparkLanding(
         "nats", "decode_nats", "Decode landed NATS messages (LANDING_SCHEMAS['nats'])."
     ),

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from ..catalog_model import NameValueList, OptionsModel
+from ..catalog_model import LooseStr, NameValueList, OptionsModel
 from ._base import Protocol, SparkLanding, any_version
 
 
 class PulsarOptions(OptionsModel):
+    topic: LooseStr = None
+    partition_key: LooseStr = None
+    key: LooseStr = None
     properties: NameValueList = None
 
 
@@ -22,6 +25,7 @@ PULSAR = Protocol(
         {"subscription", "subscription_name", "subscription_type", "tenant", "namespace"}
     ),
     unapplied={"event_time": "the event time is set when the message is sent"},
+    transit=frozenset({"event_time"}),
     spark=SparkLanding(
         "pulsar", "decode_pulsar", "Decode landed Pulsar messages (LANDING_SCHEMAS['pulsar'])."
     ),

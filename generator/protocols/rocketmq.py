@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from ..catalog_model import NameValueList, OptionsModel
+from ..catalog_model import LooseStr, NameValueList, OptionsModel
 from ._base import Protocol, SparkLanding, any_version
 
 
 class RocketMqOptions(OptionsModel):
+    topic: LooseStr = None
+    tag: LooseStr = None
     properties: NameValueList = None
 
 

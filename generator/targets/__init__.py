@@ -15,6 +15,10 @@ class Options:
     spark: bool = True
     pyproject: bool = False
     version: str = "0"
+    #: framing of Avro binary payloads (``plain``, ``single-object``, ``confluent``) and
+    #: per-message overrides (message id, framing)
+    avro_framing: str = "plain"
+    avro_framing_messages: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,13 +22,17 @@ def plan(catalog: ir.Catalog, options: Options, head: str, diags: Diagnostics) -
     for location, code, message in source.diagnostics:
         file, _, ptr = location.partition("#")
         diags.warning(code, file, ptr, message)
-    for cls, name in unresolved_names(source.code):
+    roots = tuple(p.model_name for p in catalog.payloads)
+    for cls, name in unresolved_names(source.code, roots):
         file, _, ptr = model_owner(catalog.payloads, cls).partition("#")
         diags.error(
             XRG_UNRESOLVED_NAME,
             file,
             ptr,
-            f"the generated models would not import: class {cls} uses {name!r}, which "
+            f"the generated models would not import: no model {name!r} was generated for "
+            "this payload (is its schema defined only by itself?)"
+            if cls == name
+            else f"the generated models would not import: class {cls} uses {name!r}, which "
             "nothing defines (a forward reference that does not resolve)",
         )
     text = (

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 from typing import Any
 
-from .. import ir, literals
+from .. import formats, ir, literals
 from ..literals import comment, docstring, docstring_text, py_str
 from ..render import runtime_modules
 from . import Options, OutputFile
@@ -20,6 +20,9 @@ from .views import (
     option_defs,
     schemaformat,
 )
+
+#: format family -> its codec module in ``xrgen_runtime.formats``
+RUNTIME_CODECS = {"avro": "avro", "protobuf": "protobuf", "xsd": "xml"}
 
 
 def header(options: Options) -> str:
@@ -34,7 +37,7 @@ def plan(catalog: ir.Catalog, options: Options) -> list[OutputFile]:
             "python/__init__.py.j2",
             init_context(catalog, options, head),
         ),
-        OutputFile(PurePosixPath("_defs.py"), "python/_defs.py.j2", defs_context(catalog, head)),
+        OutputFile(PurePosixPath("_defs.py"), "python/_defs.py.j2", defs_context(catalog, head, options)),
         OutputFile(
             PurePosixPath("producer.py"), "python/producer.py.j2", producer_context(catalog, head)
         ),
@@ -43,6 +46,7 @@ def plan(catalog: ir.Catalog, options: Options) -> list[OutputFile]:
         ),
         OutputFile(PurePosixPath("py.typed"), text="", python=False),
     ]
+    files += _proto_modules(catalog, head)
     for module in runtime_modules():
         path = PurePosixPath(*module.split("."))
         path = path / "__init__.py" if "." not in module else path.with_suffix(".py")
@@ -56,7 +60,20 @@ def plan(catalog: ir.Catalog, options: Options) -> list[OutputFile]:
     return files
 
 
-def defs_context(catalog: ir.Catalog, head: str) -> dict[str, Any]:
+def _proto_modules(catalog: ir.Catalog, head: str) -> list[OutputFile]:
+    """``_proto/``: the modules protoc compiled from the catalog's .proto schemas."""
+    modules = formats.protobuf.output_files(catalog.payloads)
+    if not modules:
+        return []
+    doc = docstring_text("Protobuf modules compiled by protoc from the catalog's .proto schemas.")
+    files = [OutputFile(PurePosixPath("_proto", "__init__.py"), text=f'{head}\n"""{doc}"""\n')]
+    for path, text in sorted(modules.items()):
+        source = formats.protobuf.module_source(text, head)
+        files.append(OutputFile(PurePosixPath(path), text=source, preformatted=True))
+    return files
+
+
+def defs_context(catalog: ir.Catalog, head: str, options: Options) -> dict[str, Any]:
     defs = []
     for m in catalog.messages():
         defs.append(
@@ -76,6 +93,7 @@ def defs_context(catalog: ir.Catalog, head: str) -> dict[str, Any]:
                 "model": model_ref(m),
             }
         )
+    codecs, codec_imports = payload_codecs(catalog, options)
     groups = [
         {
             "const": g.defs_const,
@@ -84,7 +102,34 @@ def defs_context(catalog: ir.Catalog, head: str) -> dict[str, Any]:
         }
         for g in catalog.groups
     ]
-    return {"header": head, "defs": defs, "groups": groups}
+    return {
+        "header": head,
+        "defs": defs,
+        "groups": groups,
+        "codecs": codecs,
+        "codec_imports": codec_imports,
+    }
+
+
+def payload_codecs(catalog: ir.Catalog, options: Options) -> tuple[list[dict[str, str]], list[str]]:
+    """``register(model, codec)`` calls for payloads that travel in a format other than JSON
+    (``formats/<format>.runtime_codec``), and the import lines they need."""
+    codecs: list[dict[str, str]] = []
+    imports: set[str] = set()
+    messages = catalog.messages()
+    for p in catalog.payloads:
+        module = formats.module(p.format)
+        factory = getattr(module, "runtime_codec", None)
+        if factory is None:
+            continue
+        mine = [m for m in messages if m.payload is not None and m.payload.key == p.key]
+        made = factory(p, mine, options)
+        if made is None:
+            continue
+        name, call = made
+        imports.add(f"from xrgen_runtime.formats.{RUNTIME_CODECS[p.format]} import {name}")
+        codecs.append({"model": f"models.{p.model_name}", "codec": call})
+    return codecs, sorted(imports)
 
 
 def _extension_param(a: ir.Attribute) -> str:

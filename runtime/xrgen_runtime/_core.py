@@ -31,6 +31,8 @@ from urllib.parse import quote, unquote
 from pydantic import BaseModel
 from pydantic_core import to_json
 
+from .formats import encode_payload
+
 __all__ = [
     "CACHE_KEY_MAX",
     "CORE_ATTRIBUTE_KINDS",
@@ -423,10 +425,20 @@ class Event(Generic[T]):
 def data_bytes(event: Event[Any]) -> bytes | None:
     """The payload of ``event`` as bytes, or ``None`` when it has no data.
 
-    pydantic models serialize as JSON with wire names and without fields the caller never set;
+    pydantic models serialize in the format of the event's ``datacontenttype`` (see
+    ``xrgen_runtime.formats``): JSON with wire names and without fields the caller never set
+    when it is JSON or absent, else the model's registered codec (Avro, Protobuf, XML);
     ``bytes`` pass through; ``str`` is UTF-8 encoded; other values are JSON.
     """
-    return encode_data(event.data)[0]
+    data = event.data
+    if isinstance(data, BaseModel):
+        ct = event.attributes.get("datacontenttype")
+        if ct is not None and ct != "application/json":
+            encoded = encode_payload(data, ct if isinstance(ct, str) else None, event)
+            if encoded is not None:
+                return encoded[0]
+        return model_json(data)
+    return encode_data(data)[0]
 
 
 def encode_data(data: object) -> tuple[bytes | None, bool]:

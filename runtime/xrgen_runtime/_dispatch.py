@@ -88,6 +88,7 @@ from ._core import (
     pct_decode,
     to_canonical,
 )
+from .formats import decode_payload, wire_format
 
 __all__ = [
     "DEAD_LETTER_REASONS",
@@ -420,6 +421,8 @@ class _Def:
         "ok",
         "checks_attributes",
         "rank",
+        "orders",
+        "constant_options",
     )
 
     def __init__(self, defn: MessageDef, index: int) -> None:
@@ -449,6 +452,9 @@ class _Def:
             _Option(o, self.family)
             for o in defn.options
             if o.path and o.path[0] not in transit
+        )
+        self.orders, self.constant_options = _template_orders(
+            self.templates, self.options
         )
         self.validator: Any = None
         if defn.model is not None:
@@ -522,6 +528,8 @@ class _Def:
         # most definitions declare no required, constant or content-type attribute
         if self.checks_attributes and not self._attributes_fit(attrs):
             return None
+        if self.orders:
+            return self._match_ordered(attrs, binding)
         params: dict[str, str] = {}
         for name, pattern in self.templates:
             value = attrs.get(name)
@@ -531,6 +539,31 @@ class _Def:
         if self.options and not self._options_fit(attrs, binding, params):
             return None
         return params
+
+    def _match_ordered(
+        self, attrs: dict[str, Any], binding: object
+    ) -> dict[str, str] | None:
+        """``match`` for a definition whose ambiguous templates share placeholders with other
+        templates (attributes or options): all templates least ambiguous first, so that the
+        values they fix settle the others' readings; if the readings of a shared placeholder
+        disagree, again with each ambiguous template read first (a few linear passes).
+        """
+        for order in self.orders:
+            params: dict[str, str] = {}
+            for name, option, pattern in order:
+                if option is None:
+                    value = attrs.get(name)
+                    text = (
+                        value if isinstance(value, str) else _canonical_or_none(value)
+                    )
+                else:
+                    text = _option_text(option, attrs, binding)
+                if text is None or not pattern.fill(text, params):
+                    break
+            else:
+                if self._options_fit(attrs, binding, params, self.constant_options):
+                    return params
+        return None
 
     def _attributes_fit(self, attrs: dict[str, Any]) -> bool:
         """Whether the required, constant and content-type attributes are as declared."""
@@ -549,16 +582,15 @@ class _Def:
         return True
 
     def _options_fit(
-        self, attrs: dict[str, Any], binding: object, params: dict[str, str]
+        self,
+        attrs: dict[str, Any],
+        binding: object,
+        params: dict[str, str],
+        options: tuple[_Option, ...] | None = None,
     ) -> bool:
         """Whether the protocol options match (template placeholders into ``params``)."""
-        for option in self.options:
-            text = option.read(binding)
-            if text is None and option.field == "user_properties" and option.keys:
-                # MQTT 5 binary mode maps attributes to unprefixed user properties, so a
-                # user property named like an attribute arrives as an extension attribute
-                value = attrs.get(option.keys[0])
-                text = value if isinstance(value, str) else _canonical_or_none(value)
+        for option in self.options if options is None else options:
+            text = _option_text(option, attrs, binding)
             if text is None:
                 return False
             if option.pattern is None:
@@ -596,7 +628,7 @@ class _Def:
             and isinstance(ct, str)
             and not is_json_content_type(ct)
         ):
-            raise _Invalid(f"{self.id}: content type {ct!r} is not JSON")
+            return self.payload_in_format(event, ct)
         if data is None:
             raise _Invalid(f"{self.id}: event has no data")
         try:
@@ -607,6 +639,70 @@ class _Def:
             raise _Invalid(f"{self.id}: {exc}") from None
         except Exception as exc:  # a model validator raising something unusual
             raise _Invalid(f"{self.id}: {exc!r}") from None
+
+    def payload_in_format(self, event: Event[Any], content_type: str) -> object:
+        """The payload of a content type other than JSON, through the model's codec of that
+        format (``xrgen_runtime.formats``): Avro, Protobuf, XML."""
+        data = event.data
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+        elif data is not None and not isinstance(data, bytes):
+            raise _Invalid(
+                f"{self.id}: {content_type!r} data must be bytes (data_base64)"
+            )
+        if data is None:
+            if wire_format(content_type) != "protobuf":
+                raise _Invalid(f"{self.id}: event has no data")
+            data = b""  # the encoding of a Protobuf message with every field at its default
+        model = self.defn.model
+        assert model is not None  # a validator exists
+        try:
+            return decode_payload(model, data, content_type, event)
+        except ValueError as exc:
+            raise _Invalid(f"{self.id}: {exc}") from None
+        except Exception as exc:  # a codec or model validator raising something unusual
+            raise _Invalid(f"{self.id}: {exc!r}") from None
+
+
+def _option_text(option: _Option, attrs: dict[str, Any], binding: object) -> str | None:
+    """The text of ``option`` in ``binding`` (``None``: absent)."""
+    text = option.read(binding)
+    if text is None and option.field == "user_properties" and option.keys:
+        # MQTT 5 binary mode maps attributes to unprefixed user properties, so a user
+        # property named like an attribute arrives as an extension attribute
+        value = attrs.get(option.keys[0])
+        text = value if isinstance(value, str) else _canonical_or_none(value)
+    return text
+
+
+#: one template to read: (attribute name, or the option it belongs to, and its pattern)
+_Read = tuple[str, "_Option | None", _Pattern]
+
+
+def _template_orders(
+    templates: tuple[tuple[str, _Pattern], ...], options: tuple[_Option, ...]
+) -> tuple[tuple[tuple[_Read, ...], ...], tuple[_Option, ...]]:
+    """The orders :meth:`_Def._match_ordered` tries, and the constant options; ``((), ())``
+    when every ambiguous template's placeholders appear in no other template (``match``
+    then reads the attribute templates, then the options, in one pass)."""
+    reads: list[_Read] = [(name, None, pattern) for name, pattern in templates]
+    reads += [("", o, o.pattern) for o in options if o.pattern is not None]
+    shared = False
+    for i, (_n, _o, pattern) in enumerate(reads):
+        if pattern.template.ambiguity:
+            others = {n for j, r in enumerate(reads) if j != i for n in r[2].names}
+            shared = shared or not others.isdisjoint(pattern.names)
+    if not shared:
+        return (), ()
+    first = sorted(reads, key=lambda r: r[2].template.ambiguity)
+    orders = [tuple(first)]
+    for read in first:
+        if read[2].template.ambiguity and read is not next(
+            r for r in first if r[2].template.ambiguity
+        ):
+            orders.append((read, *(r for r in first if r is not read)))
+    constant = tuple(o for o in options if o.pattern is None)
+    return tuple(orders), constant
 
 
 def _canonical_or_none(value: object) -> str | None:

@@ -16,7 +16,7 @@ from xrgen.format import Formatter
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOGS = ROOT / "catalogs"
-GOOD = ["acme", "hostile", "resolution", "routing"]
+GOOD = ["acme", "avro", "hostile", "protobuf", "resolution", "routing", "xml"]
 #: generated modules worth reviewing as snapshots (the runtime is copied verbatim)
 GENERATED = ("__init__.py", "_defs.py", "producer.py", "consumer.py", "models.py", "spark.py")
 
@@ -211,7 +211,10 @@ def test_pyproject_makes_the_package_installable(tmp_path: Path) -> None:
     from xrgen.targets.package import next_series
 
     version = xrgen_runtime.__version__
-    assert data["project"]["dependencies"] == [f"xrgen-runtime>={version},<{next_series(version)}"]
+    # acme's LineStatus travels as Avro binary: the runtime's avro extra is a dependency
+    assert data["project"]["dependencies"] == [
+        f"xrgen-runtime[avro]>={version},<{next_series(version)}"
+    ]
     extras = data["project"]["optional-dependencies"]
     runtime_extras = tomllib.loads((ROOT / "runtime" / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     assert extras == {name: [f"xrgen-runtime[{name}]"] for name in runtime_extras}

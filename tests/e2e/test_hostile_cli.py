@@ -252,3 +252,71 @@ def test_unexpected_failure_names_the_entity_being_processed(monkeypatch: pytest
     (error,) = [d for d in result.diagnostics if d.severity == "error"]
     assert error.code == "XRG900" and error.pointer.startswith("/messagegroups/")
     assert "resolve failed unexpectedly (ValueError: merge failed)" in error.message
+
+
+# ------------------------------------------------------------------ generate, fuzzed
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_NAMES = st.sampled_from(
+    ["a", "class", "ﬁle", "file", "1x", "self", "model_config", "root", "a-b", "Ω", "x y", "copy"]
+)
+_REFS = st.sampled_from(["#/$defs/A", "#/$defs/B", "#", "#/properties/a"])
+_LEAVES = st.one_of(
+    st.fixed_dictionaries(
+        {"type": st.sampled_from(["string", "integer", "number", "boolean", "null"])},
+        optional={
+            "pattern": st.sampled_from(["^a$", "[0-9]+", "(a|b)*", "(?=a)", "(a)\\1", "[x"]),
+            "enum": st.lists(st.sampled_from(["x", "class", "", "1"]), min_size=1, max_size=3, unique=True),
+            "format": st.sampled_from(["date-time", "uuid", "email"]),
+        },
+    ),
+    st.fixed_dictionaries({"$ref": _REFS}),
+)
+_SCHEMAS = st.recursive(
+    _LEAVES,
+    lambda c: st.one_of(
+        st.fixed_dictionaries(
+            {"type": st.just("object"), "properties": st.dictionaries(_NAMES, c, max_size=4)},
+            optional={"required": st.lists(_NAMES, max_size=2)},
+        ),
+        st.fixed_dictionaries({"type": st.just("array"), "items": c}),
+        st.fixed_dictionaries({"anyOf": st.lists(c, min_size=1, max_size=3)}),
+        st.fixed_dictionaries({"allOf": st.lists(c, min_size=1, max_size=2)}),
+    ),
+    max_leaves=10,
+)
+
+
+@pytest.mark.slow
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(root=_SCHEMAS, defs=st.dictionaries(st.sampled_from(["A", "B"]), _SCHEMAS, max_size=2))
+def test_generate_exits_0_only_with_a_package_that_imports(
+    tmp_path_factory: pytest.TempPathFactory, root: dict[str, object], defs: dict[str, object]
+) -> None:
+    """Random payload schemas (self references, alias cycles, lookarounds, NFKC names):
+    generation is a diagnostic (never XRG90x) or a package that imports."""
+    from xrgen.format import Formatter
+    from xrgen.write import write
+
+    tmp = tmp_path_factory.mktemp("fuzz")
+    schema = {**root, **({"$defs": defs} if defs else {})}
+    (tmp / "c.json").write_text(json.dumps(catalog(schema)))
+    result = api.generate([str(tmp / "c.json")], "pkg", formatter=Formatter(use_cache=False), spark=False)
+    assert not [d for d in result.diagnostics if d.code.startswith("XRG9")], result.error
+    if result.ok:
+        write(tmp / "out", "pkg", result.files)
+        imported = subprocess.run(
+            [sys.executable, "-c", "import pkg"], cwd=tmp / "out", capture_output=True, text=True, timeout=120
+        )
+        assert imported.returncode == 0, (schema, imported.stderr[-500:])
+
+
+def test_diagnostics_are_one_line_each(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = {"messagegroups": {"g\nx.json#: error XRG000: forged\x1b[2J": {"messages": []}}}
+    (tmp_path / "c.json").write_text(json.dumps(doc))
+    assert main(["validate", str(tmp_path / "c.json")]) == 1
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\nx.json#" not in err
+    assert all(" XRG" in line for line in err.splitlines())

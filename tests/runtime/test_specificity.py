@@ -263,3 +263,35 @@ def test_a_required_extension_attribute_is_a_check(rt: ModuleType) -> None:
     assert route(rt, (plain, tagged), with_tenant) == "tagged"
     assert route(rt, (plain, tagged), kafka.encode(event(rt), topic="t")) == "plain"
     assert route(rt, (plain, sourced), with_tenant) == "plain"
+
+
+def test_shared_placeholders_are_read_least_ambiguous_first(rt: ModuleType) -> None:
+    """Across attributes and protocol options, and again with each ambiguous template first
+    when the readings of a shared placeholder disagree."""
+    a = rt.AttrDef
+    variant = defn(
+        rt,
+        "variant",
+        a("source", "uritemplate", True, "{region}.{site}"),
+        protocol="MQTT/5.0",
+        options=(rt.OptionDef(("topic",), "sites/{site}", True),),
+    )
+    two = defn(
+        rt,
+        "two",
+        a("source", "uritemplate", True, "{a}.{b}"),
+        a("subject", "uritemplate", False, "{a}-{c}"),
+    )
+    got: list[tuple[str, dict[str, str]]] = []
+    d = rt._dispatch.DispatcherBase(
+        (variant, two), dead_letter=lambda *x: got.append(("dead", {}))
+    )
+    d.on("variant")(lambda _e, p: got.append(("variant", p)))
+    d.on("two")(lambda _e, p: got.append(("two", p)))
+    mqtt, kafka = codec(rt, "mqtt"), codec(rt, "kafka")
+    d.dispatch(mqtt.encode(event(rt, "eu.west.s.1"), topic="sites/s.1", version="5.0"))
+    d.dispatch(kafka.encode(event(rt, "x.y.z", subject="x.y-w"), topic="t"))
+    assert got == [
+        ("variant", {"region": "eu.west", "site": "s.1"}),
+        ("two", {"a": "x.y", "b": "z", "c": "w"}),
+    ]

@@ -58,7 +58,7 @@ def test_catalogs_may_be_one_string(here: Path) -> None:
         ('catalogs = ["a.json", 3]\n', "[tool.xrgen] catalogs[1]: input should be a valid string, got 3"),
         ('catalogs = [""]\n', "[tool.xrgen] catalogs[0]: string should have at least 1 character"),
         ("out = false\n", "[tool.xrgen] out: input should be a valid string, got False"),
-        ('sprak = false\n', "[tool.xrgen] sprak: unknown key (known: catalogs, out, package, spark, strict, pyproject, fetch-timeout, max-document-bytes)"),
+        ('sprak = false\n', "[tool.xrgen] sprak: unknown key (known: catalogs, out, package, spark, strict, pyproject, fetch-timeout, max-document-bytes, avro-framing, avro-framing-messages)"),
         ("[tool.xrgen.nested]\n", "[tool.xrgen] nested: unknown key"),
     ],
 )

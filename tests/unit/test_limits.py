@@ -371,3 +371,109 @@ def test_json_number_that_overflows_to_infinity(tmp_path: Path) -> None:
     assert lines == ["big.json#: error XRG108: -1e400 is too large for a floating-point number"]
     _, lines = load_text(tmp_path, "big.yaml", "x: 1.0e+400\n")
     assert lines == ["big.yaml#/x: error XRG108: 1.0e+400 is not a JSON number (line 1:4)"]
+
+
+# ------------------------------------------------------------------------------ fuzz
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+#: YAML and JSON fragments that exercise tags, anchors, aliases, merges, keys and numbers
+_PIECES = st.sampled_from(
+    [
+        "&a ", "*a", "<<: *a\n", "!!set ", "!!binary ", "!!python/name:os.system ", "!x ",
+        "[", "]", "{", "}", ", ", ": ", "\n", "  ", "- ", "1.0", "1e400", ".nan", "-.inf",
+        "true", "~", "yes", "'k'", '"k"', "messagegroups", "g", "9" * 50, "? ", "|\n  x\n",
+        "NaN", "Infinity", '"\\u0000"', "#c\n", "%YAML 1.1\n---\n", "...\n",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(pieces=st.lists(_PIECES, max_size=40), yaml_syntax=st.booleans())
+def test_any_text_loads_into_diagnostics_never_an_exception(
+    tmp_path: Path, pieces: list[str], yaml_syntax: bool
+) -> None:
+    """Whatever the text, ``load`` returns (no exception) within a bounded time, and anything
+    it refuses is an error diagnostic with a code."""
+    path = tmp_path / ("c.yaml" if yaml_syntax else "c.json")
+    path.write_text("".join(pieces), encoding="utf-8")
+    diags = Diagnostics()
+    started = time.perf_counter()
+    load([str(path)], diags, limits=Limits(max_alias_nodes=10_000))
+    assert time.perf_counter() - started < 5
+    assert all(d.code.startswith("XRG1") for d in diags)
+
+
+_KEYS = st.sampled_from(
+    [
+        "messagegroups", "messages", "schemagroups", "schemas", "versions", "endpoints",
+        "envelope", "envelopemetadata", "protocol", "protocoloptions", "basemessage", "xref",
+        "dataschema", "dataschemauri", "dataschemaformat", "schema", "format", "type", "value",
+        "$ref", "properties", "pattern", "items", "allOf", "g", "m", "1", "meta", "usage",
+        "messageid", "defaultversionid", "topic", "headers", "qos", "required", "enum",
+    ]
+)
+_SCALARS = st.one_of(
+    st.none(), st.booleans(), st.integers(-5, 5), st.floats(allow_nan=False, allow_infinity=False),
+    st.sampled_from(
+        [
+            "CloudEvents/1.0", "KAFKA", "MQTT/5.0", "HTTP", "AMQP/1.0", "JsonSchema/draft-07",
+            "Avro/1.11", "Protobuf/3", "#/$defs/A", "#", "/messagegroups/g/messages/m",
+            "#/schemagroups/g/schemas/s", "{x}", "string", "object", "(?=a)", "[a", "", "x",
+        ]
+    ),
+)
+_TREES = st.recursive(
+    _SCALARS,
+    lambda children: st.one_of(
+        st.lists(children, max_size=3), st.dictionaries(_KEYS, children, max_size=5)
+    ),
+    max_leaves=40,
+)
+
+
+_ENTITY = st.dictionaries(_KEYS, _TREES, max_size=6)
+_CATALOGS = st.fixed_dictionaries(
+    {},
+    optional={
+        "messagegroups": st.dictionaries(
+            st.sampled_from(["g", "h"]),
+            st.fixed_dictionaries(
+                {"messages": st.dictionaries(st.sampled_from(["m", "n", "o"]), _ENTITY, max_size=3)},
+                optional={"envelope": _SCALARS, "protocol": _SCALARS},
+            ),
+            max_size=2,
+        ),
+        "schemagroups": st.dictionaries(
+            st.sampled_from(["g"]),
+            st.fixed_dictionaries(
+                {
+                    "schemas": st.dictionaries(
+                        st.sampled_from(["s", "t"]),
+                        st.fixed_dictionaries(
+                            {"versions": st.dictionaries(st.sampled_from(["1", "2"]), _ENTITY, max_size=2)},
+                            optional={"format": _SCALARS},
+                        ),
+                        max_size=2,
+                    )
+                }
+            ),
+            max_size=1,
+        ),
+        "endpoints": st.dictionaries(st.sampled_from(["e"]), _ENTITY, max_size=1),
+    },
+)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(doc=_CATALOGS)
+def test_any_catalog_shape_is_diagnostics_never_an_internal_error(tmp_path: Path, doc: dict[str, Any]) -> None:
+    """Random catalog-shaped documents through load, validate, resolve and build: problems
+    are diagnostics of the stage, never XRG90x (an unexpected exception)."""
+    from xrgen import api
+
+    (tmp_path / "c.json").write_text(json.dumps(doc), encoding="utf-8")
+    analysis = api.analyze([str(tmp_path / "c.json")])
+    internal = [str(d) for d in analysis.diagnostics if d.code.startswith("XRG9")]
+    assert not internal, (internal, analysis.error)

@@ -308,7 +308,7 @@ def test_schema_without_versions_becomes_version_1(in_tmp: Path) -> None:
         ("Protobuf/3.0", "protobuf", "3"),
         ("Proto/3", "protobuf", "3"),
         ("proto3", "protobuf", "3"),
-        ("XSD/1.1", None, "1.1"),
+        ("XSD/1.1", "xsd", "1.1"),
         ("", None, None),
         (None, None, None),
     ],

@@ -31,6 +31,9 @@ ALLOWED_MODULES = {
     "typing",
     "uuid",
     "pydantic",
+    # Avro field types that hold what the wire holds (float32, milliseconds)
+    "xrgen_runtime.formats",
+    "xrgen_runtime.formats.avro",
 }
 
 

@@ -63,6 +63,8 @@ def test_patterns_the_rust_engine_runs_take_linear_time() -> None:
         ({"$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"type": "string"}}, "$ref": "#/$defs/A"}, None),
         ({"$ref": "#/$defs/missing"}, None),
         ({"enum": [{"$ref": "#"}]}, None),
+        ({"anyOf": [{"$ref": "#"}]}, ["", ""]),
+        ({"oneOf": [{"$ref": "#"}, {"type": "string"}]}, None),
     ],
 )
 def test_ref_cycle(schema: object, cycle: list[str] | None) -> None:
@@ -104,6 +106,7 @@ def test_unresolved_names() -> None:
         "    pass\n"
     )
     assert sorted(unresolved_names(code)) == [("B", "Missing"), ("B", "Missing"), ("C", "Gone")]
+    assert unresolved_names("class A:\n    pass\n", ("A", "Root")) == [("Root", "Root")]
 
 
 def test_rust_regex_only() -> None:

@@ -103,10 +103,8 @@ def test_scalar_spellings(spelled: Any, protocol: str, option: str, path: tuple[
         ("NATS", "headers", "headers"),
         ("HTTP", "headers", "headers"),
         ("HTTP", "query", "query"),
-        ("AMQP/1.0", "properties", "properties"),
         ("AMQP/1.0", "application-properties", "application_properties"),
         ("AMQP/1.0", "message-annotations", "message_annotations"),
-        ("AMQP/1.0", "header", "header"),
         ("AMQP/1.0", "footer", "footer"),
         ("MQTT/5.0", "user_properties", "user_properties"),
         ("PULSAR", "properties", "properties"),
@@ -206,3 +204,29 @@ def test_endpoint_defaults() -> None:
     assert protocols.filters(nats, {"subject": "a.*.c"}) == ["subject"]
     assert protocols.filters(nats, {"subject": "a.b.>"}) == ["subject"]
     assert protocols.filters(nats, {"subject": "a.{b}.c"}) == []
+
+
+def test_amqp_fixed_sections_take_their_field_names() -> None:
+    got, codes = _ir(
+        "AMQP/1.0",
+        {
+            "properties": {
+                "reply_to": "r",
+                "messageId": {"value": "m"},
+                "Subject": "s",
+                "foo": "bar",
+            },
+            "header": [
+                {"name": "ttl", "type": "integer", "value": 1000},
+                {"name": "first_acquirer", "value": True},
+            ],
+        },
+    )
+    assert got == {
+        ("properties", "reply-to"): "r",
+        ("properties", "message-id"): "m",
+        ("properties", "subject"): "s",
+        ("header", "ttl"): 1000,
+        ("header", "first-acquirer"): True,
+    }
+    assert codes == ["/m/protocoloptions/properties/foo XRG174"]

@@ -21,6 +21,7 @@ from .._core import (
     model_json,
     to_canonical,
 )
+from ..formats import encode_payload
 
 #: media type of the JSON event format (json-format.md section 1.1)
 CE_JSON = "application/cloudevents+json"
@@ -88,12 +89,22 @@ def binary_payload(event: Event[Any]) -> tuple[bytes | None, str | None]:
     """
     data = event.data
     payload: bytes | None
+    content_type = event.attributes.get("datacontenttype")
     # the common case, before encode_data's other checks
     if isinstance(data, BaseModel):
-        payload, is_json = model_json(data), True
+        if content_type is None or content_type == APPLICATION_JSON:
+            payload, is_json = model_json(data), True
+        else:
+            # the format of the content type (xrgen_runtime.formats): JSON or a codec's
+            encoded = encode_payload(
+                data, content_type if type(content_type) is str else None, event
+            )
+            if encoded is None:
+                payload, is_json = model_json(data), True
+            else:
+                payload, is_json = encoded[0], False
     else:
         payload, is_json = encode_data(data)
-    content_type = event.attributes.get("datacontenttype")
     if content_type is None:
         return payload, APPLICATION_JSON if is_json else None
     if type(content_type) is not str:

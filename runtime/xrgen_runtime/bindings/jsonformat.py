@@ -51,6 +51,7 @@ from .._core import (
     model_json,
     to_canonical,
 )
+from ..formats import encode_payload
 from ._common import APPLICATION_JSON
 
 __all__ = [
@@ -151,6 +152,20 @@ def encode(event: Event[Any]) -> bytes:
         # the model's JSON document spliced in as ``data`` (no round trip through Python
         # objects)
         return b"".join((_dumps(out)[:-1], b',"data":', model_json(data), b"}"))
+    if isinstance(data, BaseModel):
+        # a non-JSON content type: the model in that format (Avro, Protobuf, XML), binary
+        # formats as ``data_base64``, text formats as a ``data`` string
+        encoded = encode_payload(
+            data, content_type if isinstance(content_type, str) else None, event
+        )
+        if encoded is None:
+            return b"".join((_dumps(out)[:-1], b',"data":', model_json(data), b"}"))
+        payload, codec = encoded
+        if codec.binary:
+            out["data_base64"] = base64.b64encode(payload).decode("ascii")
+        else:
+            out["data"] = payload.decode("utf-8")
+        return _dumps(out)
     if data is None:
         return _dumps(out)
     if isinstance(data, (bytes, bytearray, memoryview)):

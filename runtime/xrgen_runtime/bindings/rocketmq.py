@@ -32,6 +32,7 @@ from .._core import (
     check_event,
     data_bytes,
 )
+from ..formats import wire_format
 from . import jsonformat
 from ._common import (
     BINARY,
@@ -121,7 +122,9 @@ def decode(message: RocketMqMessage) -> Event[Any]:
             if "datacontenttype" in attributes:
                 raise DecodeError("duplicate-attribute", "datacontenttype")
             attributes["datacontenttype"] = content_type
-        data = None if not body or body == NO_DATA else body
+        # the no-data marker 0x00 is a whole datum in Avro (a record of one empty string)
+        no_data = not body or (body == NO_DATA and wire_format(content_type) != "avro")
+        data = None if no_data else body
         return Event(check_decoded(attributes), data, binding)
     except DecodeError:
         raise

@@ -1,0 +1,195 @@
+"""XML Schema (XSD) payloads: spellings, content types, checks, pydantic models, Spark types.
+
+Choice: simple XSDs map to pydantic models and travel as XML written and read by the standard
+library (``xrgen_runtime.formats.xml``, no extra dependency); the subset is the one
+``xrgen_runtime.formats.xml.parse_xsd`` reads (one global element of a complex type with a
+sequence/all of elements and attributes, built-in simple types, enumerations, nested types,
+optional and repeated elements, simpleContent). An XSD outside it keeps its payload as bytes
+with warning XRG220. The wire content type is ``application/xml`` when the catalog declares
+none; ``*/xml`` and ``*/*+xml`` are XML.
+
+Models: a complex type -> a model (the root's is the payload model), its elements and
+attributes -> fields with the XML name as alias, ``minOccurs="0"`` and optional attributes ->
+``X | None = None``, repeated elements -> ``list[X]``, enumerations -> ``str`` enums.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from xrgen_runtime.formats.xml import Layout, XComplex, XEnum, XsdUnsupported, parse_xsd
+
+from .. import ir
+from ..literals import py_str
+from ..naming import Scope, pascal, snake
+from ..spark_types import SparkType, array, field, struct
+from ._models import ALWAYS_RESERVED, Diag, Imports, claim_class
+
+NAME = "xsd"
+SPELLINGS = frozenset({"xsd", "xmlschema", "xml-schema", "xml"})
+#: payload models are generated (others keep their data as bytes)
+MODELED = True
+TITLE = "XML Schema"
+CONTENT_TYPE = "application/xml"
+
+_PY = {
+    "str": ("", "str"),
+    "bool": ("", "bool"),
+    "int": ("", "int"),
+    "float": ("", "float"),
+    "bytes": ("", "bytes"),
+    "Decimal": ("decimal", "Decimal"),
+    "date": ("datetime", "date"),
+    "datetime": ("datetime", "datetime"),
+    "time": ("datetime", "time"),
+}
+_SPARK = {
+    "str": "string",
+    "bool": "boolean",
+    "int": "long",
+    "float": "double",
+    "bytes": "binary",
+    "Decimal": "decimal(38,18)",
+    "date": "date",
+    "datetime": "timestamp",
+    "time": "string",
+}
+
+
+def accepts(content_type: str | None) -> bool:
+    """Whether ``content_type`` denotes XML: ``*/xml`` or ``*/*+xml``."""
+    if content_type is None:
+        return False
+    media = content_type.split(";", 1)[0].strip().lower()
+    return "/" in media and (media.endswith("/xml") or media.endswith("+xml"))
+
+
+def guess(schema: Any) -> bool:
+    """An unlabelled string schema that looks like an XSD document."""
+    return isinstance(schema, str) and "XMLSchema" in schema and "<" in schema
+
+
+def check(schema: Any, version: str | None, file: str, ptr: str, diags: Any) -> None:
+    """An XML Schema is XSD text (XRG154 otherwise)."""
+    if not isinstance(schema, str):
+        diags.error("XRG154", file, ptr, "an XML Schema must be the XSD text (a string)")
+
+
+def layout(schema: Any) -> Layout | None:
+    try:
+        return parse_xsd(schema) if isinstance(schema, str) else None
+    except XsdUnsupported:
+        return None
+
+
+def unusable(schema: Any) -> str | None:
+    """Why payloads of ``schema`` cannot be modeled (``None``: they can)."""
+    if not isinstance(schema, str):
+        return "not XSD text"
+    try:
+        parse_xsd(schema)
+    except XsdUnsupported as exc:
+        return f"outside the supported XSD subset: {exc}"
+    return None
+
+
+def root_name(schema: Any) -> str | None:
+    """The payload model's name: the root element's."""
+    found = layout(schema)
+    return found.root if found is not None else None
+
+
+def render_models(
+    payloads: Sequence[ir.Payload], imports: Imports, scope: Scope, diags: list[Diag]
+) -> str:
+    blocks: list[str] = []
+    for p in payloads:
+        found = layout(p.schema)
+        if found is None:  # build keeps such payloads as bytes; nothing to model
+            continue
+        names: dict[int, str] = {}
+        for t in found.types:
+            if t is found.type:
+                names[id(t)] = p.model_name
+            else:
+                names[id(t)] = claim_class(scope, pascal(t.name), p.location, diags)
+        for t in found.types:
+            blocks.append(
+                _enum(t, names, imports) if isinstance(t, XEnum) else _model(t, names, imports)
+            )
+    return "\n\n\n".join(blocks)
+
+
+def _enum(t: XEnum, names: dict[int, str], imports: Imports) -> str:
+    enum = imports.use("enum", "Enum")
+    members = Scope(frozenset({"mro", "name", "value"}))
+    lines = [f"class {names[id(t)]}(str, {enum}):"]
+    for v in t.values:
+        member = v if v.isidentifier() and not v.startswith("_") else snake(v) or "value"
+        lines.append(f"    {members.claim(member)[0]} = {py_str(v)}")
+    return "\n".join(lines)
+
+
+def _model(t: XComplex, names: dict[int, str], imports: Imports) -> str:
+    base = imports.use("pydantic", "BaseModel")
+    cfg = imports.use("pydantic", "ConfigDict")
+    fld = imports.use("pydantic", "Field")
+    lines = [f"class {names[id(t)]}({base}):"]
+    lines.append(f"    model_config = {cfg}(populate_by_name=True, protected_namespaces=())")
+    taken = Scope(
+        frozenset(n for n in dir(__import__("pydantic").BaseModel) if not n.startswith("__"))
+        | {"model_config"}
+        | ALWAYS_RESERVED
+    )
+    for f in t.fields:
+        py, _ = taken.claim(snake(f.name))
+        if isinstance(f.type, (XComplex, XEnum)):
+            typ = names[id(f.type)]
+        else:
+            from xrgen_runtime.formats.xml import SIMPLE_TYPES
+
+            module, name = _PY[SIMPLE_TYPES[f.type]]
+            typ = imports.use(module, name) if module else name
+        alias = f"alias={py_str(f.name)}"
+        if f.repeated:
+            lines.append(f"    {py}: list[{typ}] = {fld}(default_factory=list, {alias})")
+        elif f.optional:
+            lines.append(f"    {py}: {typ} | None = {fld}(default=None, {alias})")
+        else:
+            lines.append(f"    {py}: {typ} = {fld}({alias})")
+    if not t.fields:
+        lines.append("    pass")
+    return "\n".join(lines)
+
+
+def runtime_codec(
+    payload: ir.Payload, messages: Sequence[ir.Message], options: Any
+) -> tuple[str, str] | None:
+    """``XmlCodec(model, xsd_text)`` when some of ``messages`` carry the payload as XML."""
+    from . import wire_format
+
+    if layout(payload.schema) is None:
+        return None
+    if not any(wire_format(NAME, m.datacontenttype) == NAME for m in messages):
+        return None
+    return "XmlCodec", f"XmlCodec(models.{payload.model_name}, {py_str(payload.schema)})"
+
+
+def spark_type(schema: Any) -> SparkType | None:
+    found = layout(schema)
+    if found is None:
+        return None
+    from xrgen_runtime.formats.xml import SIMPLE_TYPES
+
+    def of(t: Any) -> SparkType:
+        if isinstance(t, XComplex):
+            return struct(
+                field(f.name, array(of(f.type)) if f.repeated else of(f.type), True)
+                for f in t.fields
+            )
+        if isinstance(t, XEnum):
+            return "string"
+        return _SPARK[SIMPLE_TYPES[t]]
+
+    return of(found.type)
