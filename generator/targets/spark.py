@@ -7,6 +7,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from .. import formats, ir, protocols
+from ..diagnostics import Diagnostics
 from ..literals import py_str
 from ..spark_types import event_schema, payload_to_spark
 from . import Options, OutputFile
@@ -16,7 +17,13 @@ def _json(value: Any) -> str:
     return py_str(json.dumps(value, separators=(",", ":"), sort_keys=False))
 
 
-def plan(catalog: ir.Catalog, options: Options, head: str) -> list[OutputFile]:
+#: a self-referential JSON Schema: its Spark type holds the recursive part as JSON text
+XRG_SPARK_RECURSIVE = "XRG325"
+
+
+def plan(
+    catalog: ir.Catalog, options: Options, head: str, diags: Diagnostics
+) -> list[OutputFile]:
     payload_vars: dict[str, str] = {}
     payload_types: dict[str, Any] = {}
     payloads = []
@@ -30,6 +37,15 @@ def plan(catalog: ir.Catalog, options: Options, head: str) -> list[OutputFile]:
         dtype = payload_to_spark(p.format, p.schema)
         if dtype is None:
             continue
+        if p.format == formats.jsonschema.NAME and formats.jsonschema.spark_recursive(p.schema):
+            file, _, ptr = p.location.partition("#")
+            diags.warning(
+                XRG_SPARK_RECURSIVE,
+                file,
+                ptr,
+                "JSON Schema refers to itself; its Spark type holds the recursive part as a"
+                " string column of JSON text",
+            )
         payload_vars[p.key] = p.spark_var
         payload_types[p.key] = dtype
         payloads.append({"var": p.spark_var, "json": _json(dtype), "bytes": None})

@@ -279,3 +279,51 @@ def test_payload_dispatch_and_event_schema() -> None:
         f("data", data),
     )
     assert event_schema(None)["fields"][-1] == f("data", "binary")
+
+
+def test_self_referential_schemas_map_to_a_bounded_type_with_a_warning(tmp_path: Any) -> None:
+    """``{"anyOf": [{"$ref": "#"}, ...]}`` and a ``$ref`` cycle through a property: the
+    recursive part is a JSON ``string``; generation warns (XRG325) instead of recursing."""
+    import json
+
+    from xrgen import api
+    from xrgen.formats.jsonschema import spark_recursive
+
+    root_any = {"anyOf": [{"$ref": "#"}, {"type": "string"}]}
+    assert json_schema_to_spark(root_any) == "string" and spark_recursive(root_any)
+    tree = {"type": "object", "properties": {"v": root_any, "n": {"type": "integer"}}}
+    assert json_schema_to_spark(tree) == st(f("v", "string"), f("n", "long"))
+    listed = {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#"}}}}
+    assert json_schema_to_spark(listed) == st(f("kids", arr("string")))
+    assert not spark_recursive({"type": "object", "properties": {"a": {"type": "string"}}})
+
+    catalog = {
+        "messagegroups": {
+            "g": {
+                "messages": {
+                    "m": {
+                        "messageid": "m",
+                        "envelope": "CloudEvents/1.0",
+                        "envelopemetadata": {"type": {"value": "m"}},
+                        "dataschemaformat": "JsonSchema/draft-07",
+                        "dataschemauri": "#/schemagroups/s/schemas/r",
+                    }
+                }
+            }
+        },
+        "schemagroups": {
+            "s": {
+                "schemas": {
+                    "r": {"versions": {"1": {"format": "JsonSchema/draft-07", "schema": tree}}}
+                }
+            }
+        },
+    }
+    path = tmp_path / "catalog.json"
+    path.write_text(json.dumps(catalog))
+    result = api.generate([str(path)], "recursive_pkg")
+    codes = [d.code for d in result.diagnostics]
+    assert result.ok and "XRG902" not in codes, codes
+    assert "XRG325" in codes
+    spark_py = next(text for rel, text in result.files.items() if str(rel).endswith("spark.py"))
+    assert '"name":"v","type":"string"' in spark_py.replace(" ", "")
