@@ -7,20 +7,31 @@ Streaming, on any Spark >= 4.0 cluster (``try_*`` functions and ANSI-safe expres
 
 What runs where:
 
-- JSON payloads (``datacontenttype`` JSON or absent; JSON Schema and Avro-described messages):
+- JSON payloads (``datacontenttype`` JSON or absent, whatever the schema format):
   ``from_json`` against the payload type. Runs everywhere, including plain local Spark.
-- Avro-encoded payloads (``datacontenttype`` containing ``avro``): ``from_avro`` from
-  ``pyspark.sql.avro.functions``, only with ``avro=True`` and the Avro schema of the message
-  in ``avro_schemas``; it needs the ``spark-avro`` package on the cluster
-  (``--packages org.apache.spark:spark-avro_2.13:<spark version>``). Such a message
-  then matches rows whose content type names Avro as well as its declared (for
-  Avro-described messages: generated ``application/json``) content type; structured events
-  carry the Avro bytes as ``data_base64``. Bytes that
-  ``from_avro`` cannot read are dead-lettered (``invalid payload``); so is a record whose
-  fields are all null, which is how PERMISSIVE ``from_avro`` reports unreadable bytes.
-  Trailing bytes after a record are not detected (Avro binary is not self-delimiting).
-  With the default ``avro=False`` such rows are dead-lettered (``validation-error``,
-  ``unsupported-format``).
+- Avro binary and Protobuf payloads (a definition whose content type is Avro binary or
+  Protobuf, with its Avro schema in ``avro_schemas`` / its descriptor set in
+  ``proto_descriptors``): ``payloads="native"`` reads them with ``from_avro`` /
+  ``from_protobuf`` (options ``mode=PERMISSIVE``, and ``emit.default.values=true`` so that
+  proto3 scalars read as their defaults, as the Python codec reads them), which need Spark's
+  connector packages on the cluster (``--packages org.apache.spark:spark-avro_2.13:<version>``
+  / ``spark-protobuf_2.13``); ``payloads="arrow"`` decodes them in a ``mapInArrow`` step
+  (``_spark_payloads``: Python on the executors, no connector); ``payloads="auto"`` (the
+  default) checks the JVM for the connectors when the decoder is built (or at its first
+  ``route`` when no SparkSession is active yet) and uses the native path when every needed
+  one is there, else the Arrow path with a ``RuntimeWarning`` naming the missing package;
+  ``native`` without a connector raises ``RuntimeError`` there. Both paths give the payload's
+  Spark type (``SCHEMAS``); bytes that do not decode (a bad framing header or fingerprint,
+  truncated or foreign bytes) are dead-lettered (``validation-error``, ``invalid payload``);
+  with ``from_avro`` so is a record whose fields are all null (how PERMISSIVE ``from_avro``
+  reports unreadable bytes), and trailing bytes after a record go unnoticed (the Arrow path
+  rejects them). Avro framing is the package codec's (``plain``, ``single-object``: header
+  stripped and fingerprint checked, ``confluent``: magic byte checked and the 5-byte header
+  stripped). For Confluent framing, ``schema_ids`` (message id -> ids) or ``registry`` (a
+  schema registry client asked once, at build, with ``lookup_schema`` under the codec's
+  subjects) give the ids whose writer schema is the catalog's: the id then routes the row
+  (a row of another id matches no definition); without ids any id is read with the
+  catalog's schema. Structured events carry the bytes as ``data_base64``.
 
 Pipeline (:meth:`SparkDecoder.route`), one pass over the input, each row parsed ONCE:
 
@@ -994,8 +1005,10 @@ class SparkDecoder:
     ``defs``: the package's message definitions in catalog order; ``schemas``: message id ->
     payload Spark type (messages without an entry have opaque ``binary`` data); ``binding``:
     ``kafka``, ``json`` (one string column ``value``), ``amqp``, ``mqtt``, ``nats``, ``http``,
-    ``pulsar`` or ``rocketmq`` (the :data:`LANDING_SCHEMAS`); ``avro``/``avro_schemas``: see
-    the module docstring.
+    ``pulsar`` or ``rocketmq`` (the :data:`LANDING_SCHEMAS`); ``payloads``, ``avro_schemas``,
+    ``proto_descriptors``, ``schema_ids``, ``registry``: Avro and Protobuf payloads, see the
+    module docstring; ``spark``: the session whose JVM is checked for the connectors
+    (default: the active one).
     """
 
     def __init__(
@@ -1181,7 +1194,8 @@ class SparkDecoder:
     def _variant(self, t: _Target) -> int:
         """How a structured row of ``t`` is parsed: ``i + 1`` with JSON group ``i``'s payload
         type as ``data``, 0 with ``data`` as text (opaque payloads), -1 when its payload is
-        parsed after its envelope (Avro-described with ``avro=True``: ``from_avro`` or JSON).
+        parsed after its envelope (Avro binary or Protobuf: ``from_avro`` / ``from_protobuf`` or the
+        Arrow step).
         """
         kind = self._group_key(t)[0]
         if kind == "json":
