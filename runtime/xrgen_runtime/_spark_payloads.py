@@ -135,7 +135,11 @@ def _avro_decoder(spec: PayloadSpec) -> Any:
 
 
 def _protobuf_decoder(spec: PayloadSpec) -> Any:
-    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+    from google.protobuf import (  # type: ignore[import-untyped]
+        descriptor_pb2,
+        descriptor_pool,
+        message_factory,
+    )
 
     from .formats.protobuf import _converter
 
@@ -201,7 +205,7 @@ def decode_batches(
     ``{"_xr_corrupt": reason}`` (the shape of the decoder's JSON parse results); other rows
     get null.
     """
-    import pyarrow as pa
+    import pyarrow as pa  # type: ignore[import-untyped]
 
     for batch in batches:
         matched = batch.column(index_column).to_pylist()
