@@ -327,3 +327,24 @@ def test_self_referential_schemas_map_to_a_bounded_type_with_a_warning(tmp_path:
     assert "XRG325" in codes
     spark_py = next(text for rel, text in result.files.items() if str(rel).endswith("spark.py"))
     assert '"name":"v","type":"string"' in spark_py.replace(" ", "")
+
+
+def test_protobuf_descriptor_set_for_spark_includes_imports() -> None:
+    """What ``spark.py`` ships for ``from_protobuf``: protoc's FileDescriptorSet with
+    ``--include_imports`` (imports first, the schema's own file last)."""
+    from google.protobuf import descriptor_pb2  # type: ignore[import-untyped]
+
+    from xrgen.formats.protobuf import spark_descriptors
+
+    text = (
+        'syntax = "proto3";\npackage ex;\nimport "google/protobuf/timestamp.proto";\n'
+        "message Ev { string id = 1; google.protobuf.Timestamp at = 2; }\n"
+    )
+    found = spark_descriptors(text)
+    assert found is not None
+    name, raw = found
+    files = descriptor_pb2.FileDescriptorSet.FromString(raw).file
+    assert name == "ex.Ev"
+    assert [f.name for f in files][0] == "google/protobuf/timestamp.proto"
+    assert [m.name for m in files[-1].message_type] == ["Ev"]
+    assert spark_descriptors("not proto") is None and spark_descriptors({"type": "x"}) is None
