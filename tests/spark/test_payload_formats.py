@@ -38,7 +38,11 @@ ORDER = {
     "deliveryDate": "2024-05-03",
     "total": "12.50",
     "status": "PAID",
-    "customer": {"name": "Ann", "email": None, "address": {"street": "Main 1", "city": "Berlin"}},
+    "customer": {
+        "name": "Ann",
+        "email": None,
+        "address": {"street": "Main 1", "city": "Berlin"},
+    },
     "lines": [
         {"sku": "a-1", "quantity": 2, "unitPrice": "6.25"},
         {"sku": "b-2", "quantity": 1, "unitPrice": "0.00"},
@@ -83,7 +87,10 @@ REPORT_DATA = {
     "sequence": 12345678901,
     "temperature": 21.3,
     "status": "DEGRADED",
-    "readings": [{"sensor": "t", "value": 1.25, "quality": 3}, {"sensor": "h", "value": -0.5}],
+    "readings": [
+        {"sensor": "t", "value": 1.25, "quality": 3},
+        {"sensor": "h", "value": -0.5},
+    ],
     "labels": {"site": "berlin"},
     "location": {"lat": 52.5, "lon": 13.4},
     "battery_level": 0.75,
@@ -185,10 +192,14 @@ def test_arrow_single_object_checks_the_fingerprint(
     spark: Any, shop_single: ModuleType, kafka_df: Any
 ) -> None:
     sp = sub(shop_single, "spark")
-    rows = rows_of(shop_single, [(shop_single.MESSAGES[PLACED].create(ORDER, shop="s1"), "binary")])
+    rows = rows_of(
+        shop_single, [(shop_single.MESSAGES[PLACED].create(ORDER, shop="s1"), "binary")]
+    )
     value = rows[0][1]
     assert value[:2] == b"\xc3\x01"
-    rows.append(replaced(rows[0], value[:2] + bytes(8) + value[10:]))  # another fingerprint
+    rows.append(
+        replaced(rows[0], value[:2] + bytes(8) + value[10:])
+    )  # another fingerprint
     rows.append(replaced(rows[0], value[10:]))  # no header
     rows = [(*r[:4], i, *r[5:]) for i, r in enumerate(rows)]
     outputs, dead = sp.decoder("kafka", payloads="arrow").decode(kafka_df(rows))
@@ -224,13 +235,17 @@ def test_arrow_confluent_routes_by_schema_id(
     (schema_id,) = {struct.unpack(">I", r[1][1:5])[0] for r in rows[:1]}
     # bytes of confluent-kafka's own AvroSerializer, in the same registry
     ser = AvroSerializer(registry, sp.AVRO_SCHEMAS[PLACED])
-    record = dict(ORDER_ROW, payment=("com.example.shop.BankTransfer", ORDER["payment"]))
+    record = dict(
+        ORDER_ROW, payment=("com.example.shop.BankTransfer", ORDER["payment"])
+    )
     record["priority"] = "high"
     record["placedAt"] = datetime.fromisoformat("2024-05-01T10:00:00.123+00:00")
     theirs = ser(record, SerializationContext("shop.orders", MessageField.VALUE))
     assert struct.unpack(">I", theirs[1:5])[0] == schema_id
     rows.append(replaced(rows[0], theirs))  # 2
-    rows.append(replaced(rows[0], b"\x00" + struct.pack(">I", schema_id + 7) + rows[0][1][5:]))
+    rows.append(
+        replaced(rows[0], b"\x00" + struct.pack(">I", schema_id + 7) + rows[0][1][5:])
+    )
     rows.append(replaced(rows[0], b"\x01" + rows[0][1][1:]))  # 4: no magic byte
     rows = [(*r[:4], i, *r[5:]) for i, r in enumerate(rows)]
     df = kafka_df(rows)
@@ -284,7 +299,11 @@ def test_arrow_decodes_protobuf(spark: Any, tele: ModuleType, kafka_df: Any) -> 
     assert first["latest"] == {"t": {"sensor": "t", "value": 9.0, "quality": 1}}
     assert got[1] == first
     # proto3 scalars without presence read as their defaults, unset messages as null
-    assert got[2]["sequence"] == 0 and got[2]["location"] is None and got[2]["readings"] == []
+    assert (
+        got[2]["sequence"] == 0
+        and got[2]["location"] is None
+        and got[2]["readings"] == []
+    )
     assert dead_of(dead) == {3: ("validation-error", "invalid payload")}
     assert outputs[REPORT].schema["data"].dataType == sp.SCHEMAS[REPORT]
 
@@ -323,15 +342,21 @@ def test_arrow_payloads_in_structured_streaming(
     query.awaitTermination(180)
     assert query.exception() is None
     assert [r["data"].asDict(recursive=True) for r in written[PLACED]] == [ORDER_ROW]
-    assert [r["data"].asDict(recursive=True) for r in written[SHIPPED]] == [SHIPMENT_ROW]
-    assert [(r["offset"], r["detail"]) for r in written["None"]] == [(2, "invalid payload")]
+    assert [r["data"].asDict(recursive=True) for r in written[SHIPPED]] == [
+        SHIPMENT_ROW
+    ]
+    assert [(r["offset"], r["detail"]) for r in written["None"]] == [
+        (2, "invalid payload")
+    ]
 
 
 def test_connector_absence_is_reported_when_the_decoder_is_built(
     spark: Any, shop: ModuleType, tele: ModuleType, spark_rt: Any
 ) -> None:
     payloads = importlib.import_module(spark_rt.__name__ + "_payloads")
-    if payloads.connector_present(spark, "avro") or payloads.connector_present(spark, "protobuf"):
+    if payloads.connector_present(spark, "avro") or payloads.connector_present(
+        spark, "protobuf"
+    ):
         pytest.skip("this session has a Spark connector (XRGEN_SPARK_JARS)")
     sp, spt = sub(shop, "spark"), sub(tele, "spark")
     with pytest.raises(RuntimeError, match=r"org\.apache\.spark:spark-avro_2\.13:4\."):
@@ -347,10 +372,24 @@ def test_connector_absence_is_reported_when_the_decoder_is_built(
         )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        decoder = spark_rt.SparkDecoder(shop._defs.ALL, sp.SCHEMAS, avro_schemas=sp.AVRO_SCHEMAS)
+        decoder = spark_rt.SparkDecoder(
+            shop._defs.ALL, sp.SCHEMAS, avro_schemas=sp.AVRO_SCHEMAS
+        )
     assert decoder.payloads == "arrow"
     (warning,) = [w for w in caught if issubclass(w.category, RuntimeWarning)]
-    assert "spark-avro_2.13" in str(warning.message) and "mapInArrow" in str(warning.message)
+    assert "spark-avro_2.13" in str(warning.message) and "mapInArrow" in str(
+        warning.message
+    )
+    # ``off``: nothing to check, such rows are dead-lettered as an unsupported format
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        off = spark_rt.SparkDecoder(
+            shop._defs.ALL, sp.SCHEMAS, payloads="off", avro_schemas=sp.AVRO_SCHEMAS
+        )
+    rows = rows_of(shop, [(shop.MESSAGES[PLACED].create(ORDER, shop="s1"), "binary")])
+    outputs, dead = off.decode(spark.createDataFrame(rows, sp.LANDING_SCHEMAS["kafka"]))
+    assert outputs[PLACED].count() == 0
+    assert dead_of(dead) == {0: ("validation-error", "unsupported-format")}
     # a catalog without Avro or Protobuf payloads asks nothing
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -379,7 +418,10 @@ def test_native_column_expressions(
         assert json.loads(spec.schema)["name"] == "Order"
     spt = sub(tele, "spark")
     decoder = spark_rt.SparkDecoder(
-        tele._defs.ALL, spt.SCHEMAS, payloads="arrow", proto_descriptors=spt.PROTO_DESCRIPTORS
+        tele._defs.ALL,
+        spt.SCHEMAS,
+        payloads="arrow",
+        proto_descriptors=spt.PROTO_DESCRIPTORS,
     )
     spec = decoder.specs[decoder._by_id[REPORT].index]
     column = decoder._parse_native(spec)
@@ -391,6 +433,8 @@ def test_native_column_expressions(
     assert "DeviceReport" in [m.name for m in files[-1].message_type]
     # a plan with the native expression names it (and fails at analysis without the jar)
     decoder.payloads = "native"
-    rows = rows_of(tele, [(tele.MESSAGES[REPORT].create(REPORT_DATA, device="d1"), "binary")])
+    rows = rows_of(
+        tele, [(tele.MESSAGES[REPORT].create(REPORT_DATA, device="d1"), "binary")]
+    )
     with pytest.raises(Exception, match="PROTOBUF_NOT_LOADED"):
         decoder.decode(kafka_df(rows))[0][REPORT].collect()
