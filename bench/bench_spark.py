@@ -26,6 +26,14 @@ Measured (each forces full evaluation with ``df.write.format("noop")``):
   ``from_json`` of the envelope with a typed ``data``) and generic. No target; printed so
   that a change that moves cost between the modes shows.
 
+Payload formats (``--format-rows``, default 200,000, in the same run; ``--only-formats`` runs
+just this part): the same 8-field payload as JSON, Avro binary and Protobuf (1,000 distinct
+records repeated), one definition per format, decoded by ``SparkDecoder`` to its typed output:
+JSON with ``from_json``, Avro and Protobuf over Arrow batches (``payloads="arrow"``:
+``mapInArrow`` with the runtime's compiled Avro decoder / Protobuf classes) and, where the
+session has Spark's connectors, natively (``from_avro`` / ``from_protobuf``); printed as ratios
+to the JSON path. No target: it shows what the Arrow fallback costs.
+
 Targets: generic >= 0.9x native per row; generic >= 15x the UDF; 20 types <= 2x one type.
 No target for the large catalog; it shows whether the cost follows the types in the batch
 or the size of the catalog.
@@ -303,11 +311,224 @@ def _jvm_cpu_seconds(spark: Any) -> Callable[[], float]:
     return read
 
 
+BENCH_AVRO = {
+    "type": "record",
+    "name": "Bench",
+    "namespace": "com.example",
+    "fields": [
+        {"name": "id", "type": "string"},
+        {"name": "count", "type": "long"},
+        {"name": "price", "type": ["null", "double"], "default": None},
+        {"name": "active", "type": ["null", "boolean"], "default": None},
+        {"name": "name", "type": ["null", "string"], "default": None},
+        {
+            "name": "created",
+            "type": {"type": "long", "logicalType": "timestamp-millis"},
+        },
+        {"name": "tags", "type": {"type": "array", "items": "string"}},
+        {"name": "ratio", "type": ["null", "double"], "default": None},
+    ],
+}
+BENCH_PROTO = """syntax = "proto3";
+package com.example;
+message Bench {
+  string id = 1;
+  int64 count = 2;
+  double price = 3;
+  bool active = 4;
+  string name = 5;
+  int64 created = 6;
+  repeated string tags = 7;
+  double ratio = 8;
+}
+"""
+
+
+def make_format_data(spark: Any, rows: int, root: str) -> dict[str, str]:
+    """Parquet paths of Kafka rows whose payloads are JSON, Avro and Protobuf."""
+    import io
+    from datetime import datetime, timezone
+
+    import fastavro
+    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+    from pyspark.sql import functions as F
+
+    from xrgen.formats.protobuf import compile_proto
+
+    parsed = fastavro.parse_schema(BENCH_AVRO)
+    pool = descriptor_pool.DescriptorPool()
+    for f in descriptor_pb2.FileDescriptorSet.FromString(
+        compile_proto(BENCH_PROTO).descriptor_set
+    ).file:
+        pool.Add(f)
+    proto_cls = message_factory.GetMessageClass(
+        pool.FindMessageTypeByName("com.example.Bench")
+    )
+    created = datetime(2024, 5, 1, 10, tzinfo=timezone.utc)
+    distinct = []
+    for i in range(1000):
+        rec = {
+            "id": f"k-{i}",
+            "count": i,
+            "price": i * 0.5,
+            "active": i % 2 == 0,
+            "name": f"name {i}",
+            "tags": ["a", "b"],
+            "ratio": i / 7.0,
+        }
+        as_json = json.dumps({**rec, "created": "2024-05-01T10:00:00Z"}).encode()
+        out = io.BytesIO()
+        fastavro.schemaless_writer(out, parsed, {**rec, "created": created})
+        as_proto = proto_cls(
+            **rec, created=int(created.timestamp() * 1000)
+        ).SerializeToString()
+        distinct.append((i, as_json, out.getvalue(), as_proto))
+    small = spark.createDataFrame(
+        distinct, "n long, json binary, avro binary, proto binary"
+    )
+    reps = spark.range(max(rows // 1000, 1), numPartitions=2).withColumnRenamed(
+        "id", "r"
+    )
+    base = reps.crossJoin(small).withColumn("i", F.col("r") * 1000 + F.col("n"))
+
+    def header(key: str, value: Any) -> Any:
+        return F.struct(F.lit(key).alias("key"), value.cast("binary").alias("value"))
+
+    paths = {}
+    for fmt, column, content_type in (
+        ("json", "json", "application/json"),
+        ("avro", "avro", "avro/binary"),
+        ("protobuf", "proto", "application/protobuf"),
+    ):
+        path = os.path.join(root, f"format-{fmt}-{rows}")
+        paths[fmt] = path
+        if os.path.exists(os.path.join(path, "_SUCCESS")):
+            continue
+        headers = F.array(
+            header("ce_specversion", F.lit("1.0")),
+            header("ce_id", F.col("i").cast("string")),
+            header("ce_source", F.lit("/bench/source")),
+            header("ce_type", F.lit(f"com.example.{fmt}")),
+            header("content-type", F.lit(content_type)),
+        )
+        base.select(
+            F.col("i").cast("string").cast("binary").alias("key"),
+            F.col(column).alias("value"),
+            F.lit("bench").alias("topic"),
+            F.lit(0).alias("partition"),
+            F.col("i").alias("offset"),
+            F.lit("2024-05-01 10:00:00").cast("timestamp").alias("timestamp"),
+            F.lit(0).alias("timestampType"),
+            headers.alias("headers"),
+        ).write.mode("overwrite").parquet(path)
+    return paths
+
+
+def payload_formats(spark: Any, rt: Any, rows: int, repeat: int, root: str) -> None:
+    """The Avro / Protobuf decode paths against the JSON path (see the module doc)."""
+    import warnings
+
+    from pyspark.sql.types import StructType
+
+    from xrgen.formats.protobuf import compile_proto, spark_type
+    from xrgen.spark_types import avro_to_spark, json_schema_to_spark
+
+    sp = importlib.import_module("xrgen_runtime._spark")
+    payloads = importlib.import_module("xrgen_runtime._spark_payloads")
+    core = rt._core
+    paths = make_format_data(spark, rows, root)
+    types = {
+        "json": json_schema_to_spark(PAYLOAD_SCHEMA),
+        "avro": avro_to_spark(BENCH_AVRO),
+        "protobuf": spark_type(BENCH_PROTO),
+    }
+    content = {
+        "json": "application/json",
+        "avro": "avro/binary",
+        "protobuf": "application/protobuf",
+    }
+
+    def decoder(fmt: str, mode: str) -> Any:
+        mid = f"com.example.{fmt}"
+        defn = core.MessageDef(
+            id=mid,
+            group="bench",
+            envelope="CloudEvents/1.0",
+            type=mid,
+            attributes=(
+                core.AttrDef("type", "string", True, mid),
+                core.AttrDef("datacontenttype", "string", False, content[fmt]),
+            ),
+            datacontenttype=content[fmt],
+            schemaformat=fmt,
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return sp.SparkDecoder(
+                (defn,),
+                {mid: StructType.fromJson(types[fmt])},
+                "kafka",
+                payloads=mode,
+                avro_schemas={mid: json.dumps(BENCH_AVRO)},
+                proto_descriptors={
+                    mid: (
+                        "com.example.Bench",
+                        compile_proto(BENCH_PROTO).descriptor_set,
+                    )
+                },
+            )
+
+    def noop(df: Any) -> None:
+        df.write.format("noop").mode("overwrite").save()
+
+    cases: list[tuple[str, Callable[[], None]]] = []
+    absent = []
+    for fmt in ("json", "avro", "protobuf"):
+        df = spark.read.parquet(paths[fmt])
+        modes = ["json"] if fmt == "json" else ["arrow", "native"]
+        for mode in modes:
+            if mode == "native" and not payloads.connector_present(spark, fmt):
+                absent.append(f"{fmt} ({payloads.CONNECTORS[fmt][0]})")
+                continue
+            dec = decoder(fmt, "auto" if mode == "json" else mode)
+            outputs, dead = dec.decode(df)
+            assert (
+                dead.count() == 0
+                and outputs[f"com.example.{fmt}"].count() == df.count()
+            )
+            frame = outputs[f"com.example.{fmt}"]
+            cases.append((f"{fmt} {mode}", lambda frame=frame: noop(frame)))
+    best: dict[str, float] = {}
+    for _name, fn in cases:
+        fn()  # warm-up
+    for rep in range(repeat):
+        for name, fn in cases[rep % len(cases) :] + cases[: rep % len(cases)]:
+            start = time.perf_counter()
+            fn()
+            best[name] = min(best.get(name, float("inf")), time.perf_counter() - start)
+    n = spark.read.parquet(paths["json"]).count()
+    print(f"{'payload format case':34} {'rows':>10} {'seconds':>8} {'rows/s':>12}")
+    for name, _fn in cases:
+        print(f"{name:34} {n:>10,} {best[name]:>8.2f} {n / best[name]:>12,.0f}")
+    print()
+    for name, _fn in cases[1:]:
+        print(
+            f"{name + ' / json (time per row)':34} {best[name] / best['json json']:6.2f}x"
+            "   (no target)"
+        )
+    if absent:
+        print(f"native path not measured: connector absent for {', '.join(absent)}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--udf-rows", type=int, default=200_000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--format-rows", type=int, default=200_000)
+    parser.add_argument(
+        "--only-formats", action="store_true", help="run only the payload-format cases"
+    )
     parser.add_argument(
         "--dir", default=os.path.join(tempfile.gettempdir(), "xrgen-bench-spark")
     )
@@ -315,6 +536,10 @@ def main() -> None:
 
     spark = session()
     rt = runtime()
+    if args.only_formats:
+        payload_formats(spark, rt, args.format_rows, args.repeat, args.dir)
+        spark.stop()
+        return
     sp = importlib.import_module("xrgen_runtime._spark")
     one_path = os.path.join(args.dir, f"one-{args.rows}")
     all_path = os.path.join(args.dir, f"all-{args.rows}")
@@ -456,6 +681,8 @@ def main() -> None:
         f"{results[generic_s] / results[native_s]:6.2f}x   (JVM CPU"
         f" {cpu[native_s] / cpu[generic_s]:.2f}x; no target)"
     )
+    print()
+    payload_formats(spark, rt, args.format_rows, args.repeat, args.dir)
     spark.stop()
 
 

@@ -412,7 +412,7 @@ def plan(
     if options.spark:
         from .targets import spark as spark_target
 
-        files += spark_target.plan(catalog, options, head)
+        files += spark_target.plan(catalog, options, head, diags)
     if options.pyproject:
         from .targets import pyproject as pyproject_target
 

@@ -115,6 +115,14 @@ def spark_type(schema: Any) -> SparkType:
     return dtype
 
 
+def spark_recursive(schema: Any) -> bool:
+    """Whether ``schema`` refers to itself, so that its Spark type holds the recursive part
+    as a ``string`` column of JSON text (a Spark type is finite)."""
+    mapper = _JsonMapper(schema)
+    mapper.map(schema)
+    return mapper.recursive
+
+
 def check(schema: Any, draft: str | None, file: str, ptr: str, diags: Diagnostics) -> None:
     """Meta-validate an embedded JSON Schema (see ``check_json_schema``)."""
     check_json_schema(schema, draft, file, ptr, diags)
@@ -594,7 +602,10 @@ class _JsonMapper:
 
     def __init__(self, root: Any) -> None:
         self.root = root
-        self.expanding: list[str] = []
+        #: the ``$ref``s being mapped; the root is ``#`` (a ``{"$ref": "#"}`` inside it recurses)
+        self.expanding: list[str] = ["#"]
+        #: a recursive reference was met (and typed ``string``)
+        self.recursive = False
 
     def map(self, schema: Any) -> tuple[SparkType, bool]:
         """(Spark type, whether ``null`` is allowed)."""
@@ -629,6 +640,8 @@ class _JsonMapper:
 
     def _map_ref(self, ref: str) -> tuple[SparkType, bool]:
         target = self._resolve(ref)
+        if target is not None and ref in self.expanding:
+            self.recursive = True
         if target is None or ref in self.expanding:
             return STRING, True
         self.expanding.append(ref)
@@ -657,6 +670,7 @@ class _JsonMapper:
         while isinstance(schema, Mapping) and isinstance(schema.get("$ref"), str):
             ref = schema["$ref"]
             if ref in seen or ref in self.expanding:
+                self.recursive = True
                 return {}
             seen.add(ref)
             target = self._resolve(ref)
@@ -689,13 +703,15 @@ class _JsonMapper:
     def _map_alternatives(
         self, members: list[Any], schema: Mapping[str, Any]
     ) -> tuple[SparkType, bool]:
-        resolved = [self._deref(m) for m in members]
         nullable = False
         kept: list[Any] = []
-        for member in resolved:
-            if isinstance(member, Mapping) and member.get("type") == "null":
+        for member in members:
+            resolved = self._deref(member)
+            if isinstance(resolved, Mapping) and resolved.get("type") == "null":
                 nullable = True
             else:
+                # mapped as written: a ``$ref`` goes through ``_map_ref``, which stops at a
+                # reference to what is being mapped
                 kept.append(member)
         if len(kept) == 1:
             dtype, null = self.map(kept[0])

@@ -110,12 +110,15 @@ def root_message(schema: Any) -> str | None:
 @dataclass(frozen=True, slots=True)
 class Compiled:
     """protoc's output for one .proto text: the module stem (``<stem>_pb2``), the ``_pb2``
-    source, the FileDescriptorProto of the file, or the error."""
+    source, the FileDescriptorProto of the file, the serialized FileDescriptorSet of the file
+    and its imports (``--descriptor_set_out --include_imports``: what Spark's
+    ``from_protobuf`` reads), or the error."""
 
     stem: str
     source: str = ""
     file: Any = None
     error: str = ""
+    descriptor_set: bytes = b""
 
 
 def proto_stem(text: str) -> str:
@@ -151,6 +154,7 @@ def compile_proto(text: str) -> Compiled:
             f"-I{include}",
             f"--python_out={out}",
             f"--descriptor_set_out={out}/set.pb",
+            "--include_imports",
             path,
         ]
         rc = _run_protoc(protoc, args, err_path)
@@ -162,8 +166,10 @@ def compile_proto(text: str) -> Compiled:
             source = f.read()
         file_set = descriptor_pb2.FileDescriptorSet()
         with open(os.path.join(out, "set.pb"), "rb") as f:
-            file_set.ParseFromString(f.read())
-    return Compiled(stem, source, file_set.file[0])
+            raw = f.read()
+        file_set.ParseFromString(raw)
+    # imports come first: the compiled file is the last of the set
+    return Compiled(stem, source, file_set.file[-1], descriptor_set=raw)
 
 
 def _run_protoc(protoc: Any, args: list[str], err_path: str) -> int:
@@ -399,6 +405,16 @@ def runtime_requirements(payloads: Sequence[ir.Payload]) -> list[str]:
     if not versions:
         return []
     return ["protobuf>=" + ".".join(map(str, max(versions)))]
+def spark_descriptors(schema: Any) -> tuple[str, bytes] | None:
+    """(full name of the payload's message, FileDescriptorSet bytes) for Spark's
+    ``from_protobuf`` and the Spark decoder's Arrow path; ``None`` when not compiled."""
+    if not isinstance(schema, str):
+        return None
+    compiled = compile_proto(schema)
+    if compiled.file is None or not compiled.file.message_type:
+        return None
+    pkg = compiled.file.package
+    return (pkg + "." if pkg else "") + compiled.file.message_type[0].name, compiled.descriptor_set
 
 
 def spark_type(schema: Any) -> SparkType | None:

@@ -6,7 +6,8 @@ import json
 from pathlib import PurePosixPath
 from typing import Any
 
-from .. import ir, protocols
+from .. import formats, ir, protocols
+from ..diagnostics import Diagnostics
 from ..literals import py_str
 from ..spark_types import event_schema, payload_to_spark
 from . import Options, OutputFile
@@ -16,17 +17,38 @@ def _json(value: Any) -> str:
     return py_str(json.dumps(value, separators=(",", ":"), sort_keys=False))
 
 
-def plan(catalog: ir.Catalog, options: Options, head: str) -> list[OutputFile]:
+#: a self-referential JSON Schema: its Spark type holds the recursive part as JSON text
+XRG_SPARK_RECURSIVE = "XRG325"
+
+
+def plan(
+    catalog: ir.Catalog, options: Options, head: str, diags: Diagnostics
+) -> list[OutputFile]:
     payload_vars: dict[str, str] = {}
     payload_types: dict[str, Any] = {}
     payloads = []
+    descriptors: dict[str, tuple[str, str]] = {}
     for p in catalog.payloads:
+        if p.format == formats.protobuf.NAME:
+            found = formats.protobuf.spark_descriptors(p.schema)
+            if found is not None:
+                descriptors[p.key] = (py_str(found[0]), "_D" + p.spark_var)
+                payloads.append({"var": "_D" + p.spark_var, "bytes": repr(found[1]), "json": None})
         dtype = payload_to_spark(p.format, p.schema)
         if dtype is None:
             continue
+        if p.format == formats.jsonschema.NAME and formats.jsonschema.spark_recursive(p.schema):
+            file, _, ptr = p.location.partition("#")
+            diags.warning(
+                XRG_SPARK_RECURSIVE,
+                file,
+                ptr,
+                "JSON Schema refers to itself; its Spark type holds the recursive part as a"
+                " string column of JSON text",
+            )
         payload_vars[p.key] = p.spark_var
         payload_types[p.key] = dtype
-        payloads.append({"var": p.spark_var, "json": _json(dtype)})
+        payloads.append({"var": p.spark_var, "json": _json(dtype), "bytes": None})
     messages = []
     for m in catalog.messages():
         key = m.payload.key if m.payload else None
@@ -41,6 +63,7 @@ def plan(catalog: ir.Catalog, options: Options, head: str) -> list[OutputFile]:
                 "avro_json": (
                     _json(m.payload.schema) if m.payload and m.payload.format == "avro" else None
                 ),
+                "proto": descriptors.get(key) if key else None,
             }
         )
     context = {
@@ -56,7 +79,14 @@ def plan(catalog: ir.Catalog, options: Options, head: str) -> list[OutputFile]:
         "all": [
             py_str(name)
             for name in sorted(
-                ("AVRO_SCHEMAS", "EVENT_SCHEMAS", "LANDING_SCHEMAS", "SCHEMAS", "decoder")
+                (
+                    "AVRO_SCHEMAS",
+                    "EVENT_SCHEMAS",
+                    "LANDING_SCHEMAS",
+                    "PROTO_DESCRIPTORS",
+                    "SCHEMAS",
+                    "decoder",
+                )
                 + tuple(b.function for b in protocols.SPARK_LANDINGS)
             )
         ],

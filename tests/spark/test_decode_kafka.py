@@ -253,24 +253,24 @@ def test_avro_encoding_helper() -> None:
 
 
 def test_avro_payloads(catalog: Any, kafka_df: Any, spark_rt: Any, spark: Any) -> None:
-    """``avro=True`` decodes ``application/avro`` rows with ``from_avro``.
+    """Rows of a definition whose content type is Avro binary decode with its Avro schema.
 
-    With spark-avro on the session (``XRGEN_SPARK_JARS=<spark-avro jar>``), Avro rows are
-    typed although the definition says ``application/json`` (as generated), JSON rows of the
-    same definition still go through ``from_json`` and corrupt Avro is dead-lettered.
-    Without it (this project's CI: spark-avro cannot be downloaded here), the plan fails
-    with Spark's own "Avro not loaded" error, and the default ``avro=False`` never
-    references ``from_avro``.
+    Over Arrow batches here (``payloads="arrow"``); with spark-avro on the session
+    (``XRGEN_SPARK_JARS=<spark-avro jar>``) also with ``from_avro`` (``payloads="native"``),
+    to the same rows. Without it, ``payloads="native"`` is refused when the decoder is built.
+    Unreadable bytes are dead-lettered; a JSON row does not match the Avro definition.
     """
     from dataclasses import replace
 
     kafka = catalog.kafka
     core = catalog.rt._core
-    # as generated for an Avro-described message: datacontenttype application/json
     alarm_def = catalog.defs[1]
-    json_ct = core.AttrDef("datacontenttype", "string", False, "application/json")
+    avro_ct = core.AttrDef("datacontenttype", "string", False, "application/avro")
     defn = replace(
-        alarm_def, schemaformat="avro", attributes=(*alarm_def.attributes, json_ct)
+        alarm_def,
+        schemaformat="avro",
+        datacontenttype="application/avro",
+        attributes=(*alarm_def.attributes, avro_ct),
     )
     schemas = {defn.id: catalog.schemas["com.acme.Alarm"]}
 
@@ -282,7 +282,7 @@ def test_avro_payloads(catalog: Any, kafka_df: Any, spark_rt: Any, spark: Any) -
 
     msgs = [
         alarm("a1", _alarm_avro(3, "hi"), "application/avro"),
-        alarm("a2", _alarm_avro(-70, None), "avro/binary"),
+        alarm("a2", _alarm_avro(-70, None), "Application/Avro; v=1"),
         # a string longer than the bytes left: unreadable
         alarm("a3", b"\x06\x02\x10hi", "application/avro"),
         alarm("a4", {"code": 5}, "application/json"),
@@ -290,32 +290,26 @@ def test_avro_payloads(catalog: Any, kafka_df: Any, spark_rt: Any, spark: Any) -
         alarm("a5", _alarm_avro(9, "s"), "application/avro", "structured"),
     ]
     df = kafka_df([catalog.row(m, i) for i, m in enumerate(msgs)])
+    modes = ["arrow"] + (["native"] if _avro_loaded(spark) else [])
     if not _avro_loaded(spark):
-        with pytest.raises(Exception, match="(?i)avro"):
-            outputs, _ = spark_rt.decode_kafka(
-                df, (defn,), schemas, avro=True, avro_schemas={defn.id: _ALARM_AVRO}
+        with pytest.raises(RuntimeError, match="spark-avro"):
+            spark_rt.SparkDecoder(
+                (defn,), schemas, payloads="native", avro_schemas={defn.id: _ALARM_AVRO}
             )
-            outputs[defn.id].collect()
-        outputs, dead = spark_rt.decode_kafka(df, (defn,), schemas)
-        assert [r["id"] for r in outputs[defn.id].collect()] == ["a4"]
-        assert {(r["reason"], r["detail"]) for r in dead.collect()} == {
-            ("no-match", "type com.acme.Alarm")
+    for mode in modes:
+        outputs, dead = spark_rt.decode_kafka(
+            df, (defn,), schemas, payloads=mode, avro_schemas={defn.id: _ALARM_AVRO}
+        )
+        good = {r["id"]: r["data"].asDict() for r in outputs[defn.id].collect()}
+        assert good == {
+            "a1": {"code": 3, "message": "hi"},
+            "a2": {"code": -70, "message": None},
+            "a5": {"code": 9, "message": "s"},
         }
-        return
-    outputs, dead = spark_rt.decode_kafka(
-        df, (defn,), schemas, avro=True, avro_schemas={defn.id: _ALARM_AVRO}
-    )
-    good = {r["id"]: r["data"].asDict() for r in outputs[defn.id].collect()}
-    assert good == {
-        "a1": {"code": 3, "message": "hi"},
-        "a2": {"code": -70, "message": None},
-        "a4": {"code": 5, "message": None},
-        "a5": {"code": 9, "message": "s"},
-    }
-    # unreadable bytes: from_avro's all-null record, told apart from a missing field
-    assert [(r["offset"], r["reason"], r["detail"]) for r in dead.collect()] == [
-        (2, "validation-error", "invalid payload")
-    ]
+        assert [(r["offset"], r["reason"], r["detail"]) for r in dead.collect()] == [
+            (2, "validation-error", "invalid payload"),
+            (3, "no-match", "type com.acme.Alarm"),
+        ]
 
 
 _ENVELOPE = '"specversion":"1.0","id":"x","source":"/alarms","type":"com.acme.Alarm"'

@@ -279,3 +279,72 @@ def test_payload_dispatch_and_event_schema() -> None:
         f("data", data),
     )
     assert event_schema(None)["fields"][-1] == f("data", "binary")
+
+
+def test_self_referential_schemas_map_to_a_bounded_type_with_a_warning(tmp_path: Any) -> None:
+    """``{"anyOf": [{"$ref": "#"}, ...]}`` and a ``$ref`` cycle through a property: the
+    recursive part is a JSON ``string``; generation warns (XRG325) instead of recursing."""
+    import json
+
+    from xrgen import api
+    from xrgen.formats.jsonschema import spark_recursive
+
+    root_any = {"anyOf": [{"$ref": "#"}, {"type": "string"}]}
+    assert json_schema_to_spark(root_any) == "string" and spark_recursive(root_any)
+    tree = {"type": "object", "properties": {"v": root_any, "n": {"type": "integer"}}}
+    assert json_schema_to_spark(tree) == st(f("v", "string"), f("n", "long"))
+    listed = {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#"}}}}
+    assert json_schema_to_spark(listed) == st(f("kids", arr("string")))
+    assert not spark_recursive({"type": "object", "properties": {"a": {"type": "string"}}})
+
+    catalog = {
+        "messagegroups": {
+            "g": {
+                "messages": {
+                    "m": {
+                        "messageid": "m",
+                        "envelope": "CloudEvents/1.0",
+                        "envelopemetadata": {"type": {"value": "m"}},
+                        "dataschemaformat": "JsonSchema/draft-07",
+                        "dataschemauri": "#/schemagroups/s/schemas/r",
+                    }
+                }
+            }
+        },
+        "schemagroups": {
+            "s": {
+                "schemas": {
+                    "r": {"versions": {"1": {"format": "JsonSchema/draft-07", "schema": tree}}}
+                }
+            }
+        },
+    }
+    path = tmp_path / "catalog.json"
+    path.write_text(json.dumps(catalog))
+    result = api.generate([str(path)], "recursive_pkg")
+    codes = [d.code for d in result.diagnostics]
+    assert result.ok and "XRG902" not in codes, codes
+    assert "XRG325" in codes
+    spark_py = next(text for rel, text in result.files.items() if str(rel).endswith("spark.py"))
+    assert '"name":"v","type":"string"' in spark_py.replace(" ", "")
+
+
+def test_protobuf_descriptor_set_for_spark_includes_imports() -> None:
+    """What ``spark.py`` ships for ``from_protobuf``: protoc's FileDescriptorSet with
+    ``--include_imports`` (imports first, the schema's own file last)."""
+    from google.protobuf import descriptor_pb2  # type: ignore[import-untyped]
+
+    from xrgen.formats.protobuf import spark_descriptors
+
+    text = (
+        'syntax = "proto3";\npackage ex;\nimport "google/protobuf/timestamp.proto";\n'
+        "message Ev { string id = 1; google.protobuf.Timestamp at = 2; }\n"
+    )
+    found = spark_descriptors(text)
+    assert found is not None
+    name, raw = found
+    files = descriptor_pb2.FileDescriptorSet.FromString(raw).file
+    assert name == "ex.Ev"
+    assert [f.name for f in files][0] == "google/protobuf/timestamp.proto"
+    assert [m.name for m in files[-1].message_type] == ["Ev"]
+    assert spark_descriptors("not proto") is None and spark_descriptors({"type": "x"}) is None

@@ -15,6 +15,7 @@ compiler does not handle raises ``Unsupported`` and the codec uses fastavro.
 
 from __future__ import annotations
 
+import json
 import struct
 from collections.abc import Callable
 from datetime import date, datetime, time, timedelta, timezone
@@ -169,6 +170,10 @@ def _bad(x: Any, what: str) -> Any:
     raise ValueError(f"{x!r} does not fit Avro {what}")
 
 
+def _json(value: Any) -> str:
+    return json.dumps(value, default=str, separators=(",", ":"))
+
+
 _HELPERS: dict[str, Any] = {
     "_wl": _wl,
     "_wi": _wi,
@@ -187,6 +192,7 @@ _HELPERS: dict[str, Any] = {
     "_ms_time": _ms_time,
     "_sym": _sym,
     "_bad": _bad,
+    "_json": _json,
     "_F": _F,
     "_D": _D,
     "_EPOCH": _EPOCH,
@@ -208,7 +214,11 @@ _PRIMITIVES = frozenset(
 
 
 class _Compiler:
-    def __init__(self) -> None:
+    def __init__(self, spark: bool = False) -> None:
+        #: decode into the values of Spark's Avro mapping (see ``compile_codec``)
+        self.spark = spark
+        #: records whose decoder is being generated (a reference to one is recursive)
+        self.open: set[str] = set()
         self.named: dict[str, dict[str, Any]] = {}
         self.ns: dict[str, Any] = dict(_HELPERS)
         self.functions: list[str] = []
@@ -272,6 +282,7 @@ class _Compiler:
             return self.record_fn[name]
         enc, dec = self.var("enc"), self.var("dec")
         self.record_fn[name] = (enc, dec)
+        self.open.add(name)
         lines = [f"def {enc}(x, out):"]
         for f in s["fields"]:
             v = self.var()
@@ -288,6 +299,7 @@ class _Compiler:
             items.append(f"{f['name']!r}: {v}")
         lines.append(f"    return {{{', '.join(items)}}}, pos")
         self.functions.append("\n".join(lines))
+        self.open.discard(name)
         return enc, dec
 
     # -- inlined primitives ---------------------------------------------------------------
@@ -482,9 +494,12 @@ class _Compiler:
         if isinstance(s, list):
             i = self.var("u")
             self.r_long(i, out, ind)
+            members = self._spark_members(s)
             for index, branch in enumerate(s):
                 out.append(f"{ind}{'if' if index == 0 else 'elif'} {i} == {index}:")
                 self.decode(branch, v, out, ind + "    ")
+                if members is not None and index in members:
+                    out.append(f"{ind}    {v} = {{{members[index]!r}: {v}}}")
             out.append(f"{ind}else:")
             out.append(f"{ind}    _bad({i}, 'union index')")
             return
@@ -515,6 +530,10 @@ class _Compiler:
             self.r_long(v, out, ind)
             out.append(f"{ind}{v} = _ord({v} + _EPOCH_ORDINAL)")
             return
+        if self.spark and logical in ("time-millis", "time-micros", "uuid"):
+            logical = (
+                None  # Spark's Avro mapping keeps the underlying int, long or string
+            )
         if logical in ("time-millis", "time-micros") and kind in ("int", "long"):
             per = 1000 if logical == "time-millis" else 1000000
             out.append(f"{ind}{v}, pos = _rl(b, pos)")
@@ -552,8 +571,12 @@ class _Compiler:
                 f"{ind}{v} = {syms}[{v}] if 0 <= {v} < {len(s['symbols'])} else _bad({v}, 'enum index')"
             )
         elif kind in ("record", "error"):
+            recursive = s["name"] in self.open
             _, dec = self.record(s)
             out.append(f"{ind}{v}, pos = {dec}(b, pos)")
+            if self.spark and recursive:
+                # Spark's type of a recursive reference is a string: the value's JSON text
+                out.append(f"{ind}{v} = _json({v})")
         elif kind in ("array", "map"):
             n = self.var("n")
             item = self.var("i")
@@ -576,6 +599,24 @@ class _Compiler:
         else:
             raise Unsupported(f"Avro type {kind!r}")
 
+    def _spark_members(self, union: list[Any]) -> dict[int, str] | None:
+        """Branch index -> ``memberN`` field of Spark's struct for ``union`` (spark mode,
+        unions of two or more non-null types other than ``[int, long]``/``[float, double]``).
+        """
+        if not self.spark:
+            return None
+        kinds = [self.kind(b) for b in union]
+        non_null = [i for i, k in enumerate(kinds) if k != "null"]
+        if len(non_null) < 2:
+            return None
+        plain = all(isinstance(union[i], str) for i in non_null)
+        if plain and {kinds[i] for i in non_null} in (
+            {"int", "long"},
+            {"float", "double"},
+        ):
+            return None
+        return {i: f"member{n}" for n, i in enumerate(non_null)}
+
 
 def _varint(i: int) -> bytes:
     out = bytearray()
@@ -583,9 +624,17 @@ def _varint(i: int) -> bytes:
     return bytes(out)
 
 
-def compile_codec(parsed: Any) -> tuple[Callable[[Any], bytes], Callable[[bytes], Any]]:
-    """``(encode, decode)`` for fastavro's parsed schema ``parsed`` (see the module doc)."""
-    c = _Compiler()
+def compile_codec(
+    parsed: Any, spark: bool = False
+) -> tuple[Callable[[Any], bytes], Callable[[bytes], Any]]:
+    """``(encode, decode)`` for fastavro's parsed schema ``parsed`` (see the module doc).
+
+    With ``spark=True`` the decoder returns the values of Spark's Avro mapping (what
+    ``from_avro`` gives, for the Spark decoder's Arrow path): ``uuid`` stays a string,
+    ``time-*`` the underlying number, a union of several non-null types a dict with the one
+    ``memberN`` key of its branch, a recursive record reference its JSON text.
+    """
+    c = _Compiler(spark)
     c.collect(parsed)
     enc_lines = ["def _encode(x):", "    out = bytearray()"]
     c.encode(parsed, "x", enc_lines, "    ")
