@@ -6,8 +6,10 @@ cluster (separate master, worker and executor JVMs), in batch and in Structured 
 Reads the Kafka-source rows in INBOX (parquet), decodes them with ``PACKAGE.spark`` in one
 batch and in one ``foreachBatch`` stream (file source, ``availableNow``), and writes
 ``WORKDIR/result.json``: message id (``"None"``: dead letters) -> sorted ``offset`` values
-for each way, plus the executors the application had. The executors run JVM code only: the
-decoder is made of column expressions, so they never import the package (or any Python).
+for each way, plus the executors the application had. The decoder is made of column
+expressions, so the executors never import the package; acme's Avro-binary message is decoded
+over Arrow batches (no spark-avro here), which runs xrgen-runtime in the executors' Python
+workers.
 """
 
 from __future__ import annotations

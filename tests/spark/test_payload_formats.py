@@ -348,6 +348,23 @@ def test_arrow_payloads_in_structured_streaming(
     assert [(r["offset"], r["detail"]) for r in written["None"]] == [
         (2, "invalid payload")
     ]
+    # Protobuf through ``foreach_batch`` on a static DataFrame (one micro-batch)
+    spt = sub(tele, "spark")
+    rows = rows_of(
+        tele, [(tele.MESSAGES[REPORT].create(REPORT_DATA, device="d1"), "binary")]
+    )
+    rows.append(replaced(rows[0], b"\x0a\xff\xff"))
+    rows = [(*r[:4], i, *r[5:]) for i, r in enumerate(rows)]
+    written.clear()
+    spt.decoder("kafka", payloads="arrow").foreach_batch(write)(
+        spark.createDataFrame(rows, landing), 0
+    )
+    (report,) = written[REPORT]
+    assert report["data"]["status"] == "DEGRADED"
+    assert report["data"]["codes"] == [-1, 2, -300]
+    assert [(r["offset"], r["detail"]) for r in written["None"]] == [
+        (1, "invalid payload")
+    ]
 
 
 def test_connector_absence_is_reported_when_the_decoder_is_built(
