@@ -17,12 +17,15 @@ from pydantic import BaseModel, ValidationError
 from .._core import Event
 from ._schema import (
     FORMATS,
+    PLAIN_FORMATS,
     ExampleError,
     Parameter,
     bounds,
     merge_all_of,
     message,
+    multiple,
     parameters,
+    payload_schema,
     resolve,
     simple_type,
     split_overrides,
@@ -156,7 +159,10 @@ class _Synth:
                 (_EPOCH + timedelta(seconds=index)).isoformat().replace("+00:00", "Z")
             )
         if isinstance(fmt, str) and fmt in FORMATS:
-            return FORMATS[fmt]
+            text = FORMATS[fmt]
+            fits = low <= len(text) and (high is None or len(text) <= high)
+            if fits or fmt not in PLAIN_FORMATS:
+                return text
         base = name or "text"
         text = base if index == 0 else f"{base}-{index + 1}"
         if high is not None and len(text) > high:
@@ -174,19 +180,22 @@ class _Synth:
             low = None if low is None else math.ceil(low)
             high = None if high is None else math.floor(high)
         step = self.rng.randint(0, 10) + index
-        if low is not None and high is not None:
-            value: float = low + min(step, high - low) if high >= low else low
+        if low is not None and high is not None and low <= 0 <= high:
+            value: float = min(step, high)
+        elif low is not None and high is not None:
+            value = low + min(step, high - low) if high >= low else low
         elif low is not None:
             value = low + step
         elif high is not None:
             value = high - step
         else:
             value = self.rng.randint(0, 100) + index
-        multiple = schema.get("multipleOf")
-        if isinstance(multiple, int | float) and multiple > 0:
-            value = math.ceil(value / multiple) * multiple
-            if high is not None and value > high:
-                value -= multiple
+        step_of = schema.get("multipleOf")
+        if isinstance(step_of, int | float) and step_of > 0:
+            n = math.ceil(value / step_of)
+            if high is not None and multiple(n, step_of) > high:
+                n -= 1
+            value = multiple(n, step_of)
         return int(value) if integer else float(value)
 
 
@@ -328,7 +337,7 @@ def payload_instance(model: type[BaseModel], seed: int) -> BaseModel:
     """A valid instance of ``model`` synthesized from its JSON Schema and validated from
     JSON (as a consumer validates it): every member first, then only the required ones.
     """
-    schema = model.model_json_schema()
+    schema = payload_schema(model)
     problems: list[str] = []
     for full in (True, False):
         synth = _Synth(schema, random.Random(seed), full)

@@ -27,11 +27,14 @@ from pydantic import BaseModel, ValidationError
 from .._core import Event
 from ._schema import (
     FORMATS,
+    PLAIN_FORMATS,
     MessageInfoLike,
     Parameter,
     bounds,
     merge_all_of,
+    multiple,
     parameters,
+    payload_schema,
     resolve,
     simple_type,
     split_overrides,
@@ -40,6 +43,7 @@ from ._schema import (
 #: placeholder values: characters every binding's destination names accept unencoded
 PLACEHOLDER_ALPHABET = string.ascii_letters + string.digits + "-_"
 _INT64 = 2**63 - 1
+_PRINTABLE = string.ascii_letters + string.digits + string.punctuation + " "
 _UTC = st.just(timezone.utc)
 _DATETIMES = st.datetimes(
     min_value=datetime(1900, 1, 1), max_value=datetime(2200, 1, 1), timezones=_UTC
@@ -152,6 +156,8 @@ class _Payloads:
             base = st.from_regex(pattern)
         elif isinstance(fmt, str) and fmt in _FORMATS:
             base = _FORMATS[fmt]
+        elif fmt in PLAIN_FORMATS:  # bytes: their length counts UTF-8 bytes
+            return st.text(_PRINTABLE, min_size=low, max_size=high)
         elif isinstance(fmt, str) and fmt in FORMATS:
             base = st.just(FORMATS[fmt])
         else:
@@ -177,13 +183,13 @@ class _Payloads:
 
     @staticmethod
     def number(schema: Mapping[str, Any]) -> SearchStrategy[float]:
-        multiple = schema.get("multipleOf")
+        step_of = schema.get("multipleOf")
         low, high = bounds(schema, False)
-        if isinstance(multiple, int | float) and multiple > 0:
-            step = multiple
+        if isinstance(step_of, int | float) and step_of > 0:
+            step = step_of
             lo = None if low is None else math.ceil(low / step)
             hi = None if high is None else math.floor(high / step)
-            return st.integers(lo, hi).map(lambda n: n * step)
+            return st.integers(lo, hi).map(lambda n: multiple(n, step))
         return st.floats(
             min_value=schema.get("exclusiveMinimum", schema.get("minimum")),
             max_value=schema.get("exclusiveMaximum", schema.get("maximum")),
@@ -196,7 +202,7 @@ class _Payloads:
 
 def payloads(model: type[BaseModel]) -> SearchStrategy[BaseModel]:
     """Instances of ``model`` validated from drawn JSON documents."""
-    schema = model.model_json_schema()
+    schema = payload_schema(model)
     documents = _Payloads(schema).of(schema)
 
     @st.composite
