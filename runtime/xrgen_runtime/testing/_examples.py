@@ -21,6 +21,7 @@ from ._schema import (
     ExampleError,
     Parameter,
     bounds,
+    exclusive_groups,
     merge_all_of,
     message,
     multiple,
@@ -97,7 +98,14 @@ class _Synth:
         props: Mapping[str, Any] = schema.get("properties", {})
         required = set(schema.get("required", ()))
         out: dict[str, Any] = {}
+        left_out: set[str] = set()
+        for group in exclusive_groups(schema):  # at most one member of each (oneof)
+            keep = [m for m in group if m in required]
+            keep = keep or [group[self.rng.randrange(len(group))]]
+            left_out.update(m for m in group if m not in keep)
         for key, sub in props.items():
+            if key in left_out:
+                continue
             if key in required or (self.full and depth < _FULL_DEPTH):
                 out[key] = self.value(sub, depth + 1, key, 0)
         extra = schema.get("additionalProperties")

@@ -292,6 +292,37 @@ def simple_type(schema: Mapping[str, Any]) -> str | None:
     return None
 
 
+def exclusive_groups(schema: Mapping[str, Any]) -> list[list[str]]:
+    """Groups of members of an object schema of which at most one may be set, read from
+    the clause ``xrgen_runtime.formats.oneof_schema`` writes (Protobuf ``oneof``):
+    ``{"not": {"anyOf": [{"required": [a, b], ...}, ...]}}``."""
+    clause = schema.get("not")
+    options = clause.get("anyOf") if isinstance(clause, Mapping) else None
+    if not isinstance(options, list):
+        return []
+    linked: dict[str, list[str]] = {}
+    for option in options:
+        pair = option.get("required") if isinstance(option, Mapping) else None
+        if isinstance(pair, list) and len(pair) == 2:
+            a, b = pair
+            linked.setdefault(a, []).append(b)
+            linked.setdefault(b, []).append(a)
+    groups: list[list[str]] = []
+    placed: set[str] = set()
+    for first in linked:  # connected components, in order of first mention
+        if first in placed:
+            continue
+        group, todo = [], [first]
+        while todo:
+            member = todo.pop(0)
+            if member not in placed:
+                placed.add(member)
+                group.append(member)
+                todo.extend(linked[member])
+        groups.append(group)
+    return groups
+
+
 def bounds(
     schema: Mapping[str, Any], integer: bool
 ) -> tuple[float | None, float | None]:

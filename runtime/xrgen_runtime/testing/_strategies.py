@@ -31,6 +31,7 @@ from ._schema import (
     MessageInfoLike,
     Parameter,
     bounds,
+    exclusive_groups,
     merge_all_of,
     multiple,
     parameters,
@@ -116,10 +117,30 @@ class _Payloads:
     def object(self, schema: Mapping[str, Any]) -> SearchStrategy[dict[str, Any]]:
         props: Mapping[str, Any] = schema.get("properties", {})
         required = set(schema.get("required", ()))
+        groups = [
+            [m for m in g if m in props and m not in required]
+            for g in exclusive_groups(schema)
+        ]
+        grouped = {m for g in groups for m in g}
         fixed = st.fixed_dictionaries(
             {k: self.of(v) for k, v in props.items() if k in required},
-            optional={k: self.of(v) for k, v in props.items() if k not in required},
+            optional={
+                k: self.of(v)
+                for k, v in props.items()
+                if k not in required and k not in grouped
+            },
         )
+        if grouped:  # at most one member of each group (a oneof)
+            parts = [fixed] + [
+                st.one_of(
+                    st.just({}),
+                    *(st.fixed_dictionaries({m: self.of(props[m])}) for m in g),
+                )
+                for g in groups
+            ]
+            fixed = st.tuples(*parts).map(
+                lambda ds: {k: v for d in ds for k, v in d.items()}
+            )
         extra = schema.get("additionalProperties")
         if props or not isinstance(extra, dict):
             return fixed
