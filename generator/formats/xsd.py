@@ -34,7 +34,7 @@ TITLE = "XML Schema"
 CONTENT_TYPE = "application/xml"
 
 _PY = {
-    "str": ("", "str"),
+    "str": ("xrgen_runtime.formats.xml", "XmlStr"),
     "bool": ("", "bool"),
     "int": ("", "int"),
     "float": ("", "float"),

@@ -646,7 +646,7 @@ def test_decimals_and_fixed_bytes_are_synthesized_within_their_digits_and_length
     assert len({m.total for m in drawn}) > 10  # not one value over and over
 
 
-FORMAT_CATALOGS = ["avro", "protobuf"]
+FORMAT_CATALOGS = ["avro", "protobuf", "xml"]
 
 
 @pytest.mark.parametrize("catalog", FORMAT_CATALOGS)

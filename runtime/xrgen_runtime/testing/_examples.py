@@ -156,12 +156,15 @@ class _Synth:
         low = schema.get("minLength", 0)
         high = schema.get("maxLength")
         pattern = schema.get("pattern")
+        fmt = schema.get("format")
         if isinstance(pattern, str):
+            plain = None if fmt else self.string({**schema, "pattern": None}, name, index)
+            if plain is not None and _matches(pattern, plain):  # a readable example
+                return plain
             text = regex_example(pattern, self.rng, low, high)
             if text is None:
                 raise ExampleError(f"{name}: no example for pattern {pattern!r}")
             return text
-        fmt = schema.get("format")
         if fmt == "date-time" and index:
             return (
                 (_EPOCH + timedelta(seconds=index)).isoformat().replace("+00:00", "Z")
@@ -290,6 +293,13 @@ class _RegexText:
             else:
                 raise ExampleError(f"regex construct {kind}")
         return "".join(out)
+
+
+def _matches(pattern: str, text: str) -> bool:
+    try:
+        return re.search(pattern, text) is not None
+    except re.error:
+        return False
 
 
 def regex_example(
