@@ -110,14 +110,16 @@ def claim_class(scope: Scope, name: str, where: str, diags: list[Diag]) -> str:
     return unique
 
 
-def model_head(name: str, imports: Imports) -> tuple[list[str], Scope]:
-    """The first lines of a payload model class ``name`` (aliases usable by field name) and
-    the scope its field names are claimed in (BaseModel's attributes and imports reserved)."""
+def model_head(name: str, imports: Imports, config: str = "") -> tuple[list[str], Scope]:
+    """The first lines of a payload model class ``name`` (aliases usable by field name; more
+    ``ConfigDict`` arguments in ``config``) and the scope its field names are claimed in
+    (BaseModel's attributes and imports reserved)."""
     base = imports.use("pydantic", "BaseModel")
     cfg = imports.use("pydantic", "ConfigDict")
+    extra = f", {config}" if config else ""
     lines = [
         f"class {name}({base}):",
-        f"    model_config = {cfg}(populate_by_name=True, protected_namespaces=())",
+        f"    model_config = {cfg}(populate_by_name=True, protected_namespaces=(){extra})",
     ]
     return lines, Scope(_BASEMODEL_ATTRS | {"model_config"} | ALWAYS_RESERVED)
 

@@ -1,7 +1,10 @@
 """Avro payloads: spellings, content types, checks, pydantic models and Spark types.
 
 Models: our own mapping straight to pydantic v2 source (records, enums, fixed, arrays, maps,
-unions, logical types, defaults, named type reuse). The wire bytes are Avro binary of the
+unions, logical types, defaults, named type reuse). Field types hold what the wire holds:
+``Int32``/``Int64``/``Float32``, ``TimestampMillis``, and the zone-less ``LocalTimestampMillis``/
+``LocalTimestampMicros``/``TimeMillis``/``TimeMicros`` of ``xrgen_runtime.formats.avro``; a
+``decimal`` is a ``Decimal`` with ``max_digits``/``decimal_places``. The wire bytes are Avro binary of the
 catalog's writer schema when the content type is Avro (``avro/binary`` is inferred when the
 catalog declares none) and JSON when it declares a JSON content type; the runtime codec is
 ``xrgen_runtime.formats.avro``.
@@ -162,12 +165,12 @@ _PY_LOGICAL = {
     "timestamp-millis": ("xrgen_runtime.formats.avro", "TimestampMillis"),
     "timestamp-micros": ("datetime", "datetime"),
     "timestamp-nanos": ("datetime", "datetime"),
-    "local-timestamp-millis": ("xrgen_runtime.formats.avro", "TimestampMillis"),
-    "local-timestamp-micros": ("datetime", "datetime"),
-    "local-timestamp-nanos": ("datetime", "datetime"),
+    "local-timestamp-millis": ("xrgen_runtime.formats.avro", "LocalTimestampMillis"),
+    "local-timestamp-micros": ("xrgen_runtime.formats.avro", "LocalTimestampMicros"),
+    "local-timestamp-nanos": ("xrgen_runtime.formats.avro", "LocalTimestampMicros"),
     "date": ("datetime", "date"),
     "time-millis": ("xrgen_runtime.formats.avro", "TimeMillis"),
-    "time-micros": ("datetime", "time"),
+    "time-micros": ("xrgen_runtime.formats.avro", "TimeMicros"),
     "uuid": ("uuid", "UUID"),
     "decimal": ("decimal", "Decimal"),
 }

@@ -8,7 +8,9 @@ protobuf's default descriptor pool). The payload models stay pydantic, generated
 compiled descriptor: one model per message (nested messages too), enums as ``str`` enums of
 the value names, ``repeated`` -> ``list``, ``map`` -> ``dict``, message fields and proto3
 ``optional`` and ``oneof`` members -> ``X | None = None``, other scalars default to their zero
-value. The payload's model is the first top-level message of the file. The wire bytes are
+value; a message with a ``oneof`` of several members gets a model validator refusing more
+than one of them set (``check_oneofs``) and states the rule in its JSON Schema
+(``oneof_schema``: ``not`` any pair of members both present and not null). The payload's model is the first top-level message of the file. The wire bytes are
 Protobuf binary of the compiled class when the content type is Protobuf (``application/protobuf``
 is inferred when the catalog declares none); ``xrgen_runtime.formats.protobuf`` is the codec.
 
@@ -302,15 +304,32 @@ class _Mapper:
         return "\n".join(lines)
 
     def _message(self, full: str, m: Any) -> str:
-        lines, names = model_head(self.names[full], self.imports)
-        for f in m.field:
-            lines.append("    " + self._field(f, names))
+        name = self.names[full]
+        groups = _oneofs(m)
+        config = ""
+        if groups:
+            wire = {g: tuple(py_str(f) for f in fs) for g, fs in groups.items()}
+            schema = self.imports.use("xrgen_runtime.formats", "oneof_schema")
+            config = f"json_schema_extra={schema}({_groups_literal(wire)})"
+        lines, names = model_head(name, self.imports, config)
+        py = {f.name: names.claim(snake(f.name))[0] for f in m.field}
+        lines += ["    " + self._field(f, py[f.name]) for f in m.field]
+        if groups:
+            attrs = {g: tuple(py_str(py[f]) for f in fs) for g, fs in groups.items()}
+            validator = self.imports.use("pydantic", "model_validator")
+            check = self.imports.use("xrgen_runtime.formats", "check_oneofs")
+            method = names.claim("_oneofs")[0]
+            lines += [
+                "",
+                f'    @{validator}(mode="after")',
+                f"    def {method}(self) -> {name}:",
+                f"        return {check}(self, {_groups_literal(attrs)})",
+            ]
         if not m.field:
             lines.append("    pass")
         return "\n".join(lines)
 
-    def _field(self, f: Any, names: Scope) -> str:
-        py, _ = names.claim(snake(f.name))
+    def _field(self, f: Any, py: str) -> str:
         entry = self.messages.get(f.type_name) if f.type == _MESSAGE else None
         field_ = self.imports.use("pydantic", "Field")
         alias = f", alias={py_str(f.name)}" if py != f.name else ""
@@ -354,6 +373,21 @@ class _Mapper:
             if f.type in types:
                 return self.imports.use("xrgen_runtime.formats", name)
         return "str"
+
+
+def _oneofs(m: Any) -> dict[str, list[str]]:
+    """``{oneof name: its member field names}`` of message ``m``, for the ``oneof`` groups
+    with more than one member (proto3 ``optional`` makes single-member synthetic ones)."""
+    members: dict[int, list[str]] = {}
+    for f in m.field:
+        if f.HasField("oneof_index") and not f.proto3_optional:
+            members.setdefault(f.oneof_index, []).append(f.name)
+    return {m.oneof_decl[i].name: fs for i, fs in sorted(members.items()) if len(fs) > 1}
+
+
+def _groups_literal(groups: dict[str, tuple[str, ...]]) -> str:
+    """``{"name": ("a", "b")}`` source of oneof groups whose members are quoted already."""
+    return "{" + ", ".join(f"{py_str(g)}: ({', '.join(fs)})" for g, fs in groups.items()) + "}"
 
 
 # --------------------------------------------------------------------------- runtime and Spark

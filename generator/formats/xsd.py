@@ -10,7 +10,8 @@ none; ``*/xml`` and ``*/*+xml`` are XML.
 
 Models: a complex type -> a model (the root's is the payload model), its elements and
 attributes -> fields with the XML name as alias, ``minOccurs="0"`` and optional attributes ->
-``X | None = None``, repeated elements -> ``list[X]``, enumerations -> ``str`` enums.
+``X | None = None``, repeated elements -> ``list[X]``, enumerations -> ``str`` enums, the string
+types -> ``XmlStr`` (a ``str`` refusing characters XML 1.0 cannot hold).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ TITLE = "XML Schema"
 CONTENT_TYPE = "application/xml"
 
 _PY = {
-    "str": ("", "str"),
+    "str": ("xrgen_runtime.formats.xml", "XmlStr"),
     "bool": ("", "bool"),
     "int": ("", "int"),
     "float": ("", "float"),

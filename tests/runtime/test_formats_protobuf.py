@@ -149,9 +149,37 @@ def test_corrupt_bytes_and_double_oneof(tele: ModuleType) -> None:
     for value in (msg.value[:-3], b"\xff\xff\xff", json.dumps({"device_id": "x"}).encode()):
         assert not d.dispatch(dataclasses.replace(msg, value=value))
     assert len(dead) == 3 and {r for r, _ in dead} == {"validation-error"}
-    both = tele.MESSAGES[REPORT].create({**DATA, "mains": True}, device="d-1")
+    with pytest.raises(ValueError, match="oneof 'power' takes at most one of battery_level, mains"):
+        tele.MESSAGES[REPORT].create({**DATA, "mains": True}, device="d-1")
+    # a model built without validation is still refused by the codec
+    both = tele.MESSAGES[REPORT].create(DATA, device="d-1")
+    both.data.__dict__["mains"] = True
     with pytest.raises(ValueError, match="oneof"):
         binding(tele, "kafka").encode(both)
+
+
+def test_oneof_groups_are_validated_on_consume_and_stated_in_the_json_schema(tele: ModuleType) -> None:
+    import dataclasses
+
+    import jsonschema
+
+    model = tele.models.DeviceReport
+    assert model(battery_level=0.5, mains=None).battery_level == 0.5
+    schema = model.model_json_schema()
+    jsonschema.validate({"battery_level": 0.5, "mains": None}, schema)
+    jsonschema.validate({"mains": True}, schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"battery_level": 0.5, "mains": True}, schema)
+    # a JSON payload of the same model setting both members is dead-lettered, not handled
+    info = tele.MESSAGES[AS_JSON]
+    assert info.definition.model is model
+    msg = binding(tele, "kafka").encode(info.create({"device_id": "x"}, device="x"), topic="t")
+    data = {**json.loads(msg.value), "battery_level": 0.5, "mains": True}
+    dead: list[str] = []
+    d = tele.consumer.Dispatcher(dead_letter=lambda w, r, detail: dead.append(detail))
+    d.on(AS_JSON)(lambda ev, params: pytest.fail("handler called"))
+    assert not d.dispatch(dataclasses.replace(msg, value=json.dumps(data).encode()))
+    assert len(dead) == 1 and "oneof 'power'" in dead[0]
 
 
 def test_protoc_output_is_deterministic(tmp_path: Path) -> None:

@@ -118,6 +118,24 @@ def test_bad_documents_are_dead_lettered(po: ModuleType) -> None:
     assert len(dead) == 4, dead
 
 
+def test_text_xml_cannot_hold_is_refused_and_carriage_returns_survive(po: ModuleType) -> None:
+    info = po.MESSAGES[PLACED]
+    for bad in ("\x1f", "a\x00b", "\ufffe"):
+        with pytest.raises(ValueError, match="pattern"):
+            info.create({**ORDER, "comment": bad}, store="s1")
+    text = "line 1\r\nline 2\r \t\u00e9\U0001f600 <&>"
+    event = info.create(
+        {**ORDER, "comment": text, "shipTo": {**ORDER["shipTo"], "name": text}}, store="s1"  # type: ignore[dict-item]
+    )
+    msg = binding(po, "amqp").encode(event)
+    got: list[Any] = []
+    d = po.consumer.Dispatcher()
+    d.on(PLACED)(lambda ev, params: got.append(ev))
+    assert d.dispatch(msg)
+    assert got[0].data.comment == text and got[0].data.ship_to.name == text
+    assert got[0].data == event.data
+
+
 def test_unsupported_xsd_keeps_bytes_with_a_warning(po: ModuleType, tmp_path: Path) -> None:
     assert po.MESSAGES[NOTE].model is None
     event = po.MESSAGES[NOTE].create(b"<note><text>hi</text></note>", store="s1")

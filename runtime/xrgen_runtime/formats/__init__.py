@@ -24,7 +24,9 @@ module in ``xrgen/formats``.
 from __future__ import annotations
 
 import struct
-from typing import TYPE_CHECKING, Annotated, Any, Protocol
+from collections.abc import Mapping, Sequence
+from itertools import combinations
+from typing import TYPE_CHECKING, Annotated, Any, Protocol, TypeVar
 
 from pydantic import AfterValidator, BaseModel, Field
 
@@ -42,10 +44,14 @@ __all__ = [
     "PayloadCodec",
     "codec_for",
     "decode_payload",
+    "check_oneofs",
     "encode_payload",
+    "oneof_schema",
     "register",
     "wire_format",
 ]
+
+_Model = TypeVar("_Model", bound=BaseModel)
 
 
 def _float32(value: float) -> float:
@@ -63,6 +69,36 @@ Int64 = Annotated[int, Field(ge=-(2**63), le=2**63 - 1)]
 UInt32 = Annotated[int, Field(ge=0, le=2**32 - 1)]
 UInt64 = Annotated[int, Field(ge=0, le=2**64 - 1)]
 Float32 = Annotated[float, AfterValidator(_float32)]
+
+
+def check_oneofs(model: _Model, groups: Mapping[str, Sequence[str]]) -> _Model:
+    """``model``, or ``ValueError`` when it sets (not ``None``) more than one member of a
+    group: ``groups`` maps a Protobuf ``oneof`` name to its members' field names (the model
+    validator of a generated model with ``oneof`` groups)."""
+    for name, members in groups.items():
+        given = [m for m in members if getattr(model, m) is not None]
+        if len(given) > 1:
+            raise ValueError(
+                f"oneof {name!r} takes at most one of {', '.join(members)}; "
+                f"{', '.join(given)} are set"
+            )
+    return model
+
+
+def oneof_schema(groups: Mapping[str, Sequence[str]]) -> dict[str, Any]:
+    """The JSON Schema clause (``json_schema_extra`` of a model) that refuses an object
+    setting (not ``null``) two members of one group: ``groups`` maps a ``oneof`` name to
+    its members' JSON names. ``{"not": {"anyOf": [one schema per pair of members]}}``, each
+    pair schema requiring both members and neither ``null``."""
+    pairs = [
+        {
+            "required": [a, b],
+            "properties": {a: {"not": {"type": "null"}}, b: {"not": {"type": "null"}}},
+        }
+        for members in groups.values()
+        for a, b in combinations(members, 2)
+    ]
+    return {"not": {"anyOf": pairs}} if pairs else {}
 
 
 class PayloadCodec(Protocol):

@@ -40,6 +40,9 @@ from ._avro_compile import Unsupported, compile_codec
 __all__ = [
     "FRAMINGS",
     "AvroCodec",
+    "LocalTimestampMicros",
+    "LocalTimestampMillis",
+    "TimeMicros",
     "TimeMillis",
     "TimestampMillis",
     "use_schema_registry",
@@ -51,10 +54,27 @@ def _millis(value: Any) -> Any:
     return value.replace(microsecond=value.microsecond // 1000 * 1000)
 
 
+def _wall_clock(value: Any) -> Any:
+    """``value`` (a datetime or time) without its zone: the wall-clock reading it has."""
+    return value.replace(tzinfo=None)
+
+
+def _wall_clock_millis(value: Any) -> Any:
+    return _millis(_wall_clock(value))
+
+
 #: a datetime as Avro ``timestamp-millis`` holds it: whole milliseconds (model field type)
 TimestampMillis = Annotated[datetime, AfterValidator(_millis)]
-#: a time of day as Avro ``time-millis`` holds it: whole milliseconds (model field type)
-TimeMillis = Annotated[time, AfterValidator(_millis)]
+#: a date and time of day with no zone, as Avro ``local-timestamp-millis`` holds it: whole
+#: milliseconds, a zone given is dropped (its wall-clock reading kept) (model field type)
+LocalTimestampMillis = Annotated[datetime, AfterValidator(_wall_clock_millis)]
+#: as ``LocalTimestampMillis`` for ``local-timestamp-micros``/``-nanos`` (microseconds)
+LocalTimestampMicros = Annotated[datetime, AfterValidator(_wall_clock)]
+#: a time of day as Avro ``time-millis`` holds it: whole milliseconds, no zone (model field
+#: type; a zone given is dropped)
+TimeMillis = Annotated[time, AfterValidator(_wall_clock_millis)]
+#: a time of day as Avro ``time-micros`` holds it: no zone (model field type)
+TimeMicros = Annotated[time, AfterValidator(_wall_clock)]
 
 FRAMINGS = ("plain", "single-object", "confluent")
 _SINGLE_OBJECT = b"\xc3\x01"

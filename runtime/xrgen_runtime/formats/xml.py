@@ -8,10 +8,12 @@ anyURI, base64Binary, ...), ``simpleType`` restrictions (an ``enumeration`` beco
 others their base type), or nested complex types; ``minOccurs="0"`` is optional,
 ``maxOccurs`` > 1 or ``unbounded`` a list; ``simpleContent`` extensions keep their text as
 ``value``. Anything else raises ``XsdUnsupported``: the generator then keeps the payload as bytes
-(with a warning). The generator builds the pydantic models from the same ``Layout``.
+(with a warning). The generator builds the pydantic models from the same ``Layout``; the
+XSD string types become ``XmlStr``, a ``str`` refusing characters XML 1.0 cannot hold.
 
 ``XmlCodec`` writes a model as an XML document (UTF-8, with declaration) following the layout
-(namespace-qualified per ``elementFormDefault``) and reads documents back into the model:
+(namespace-qualified per ``elementFormDefault``; a carriage return as ``&#13;``, so it reads
+back as itself) and reads documents back into the model:
 ``ValueError`` for a document that is not well-formed, has another root element, or does not
 validate.
 """
@@ -24,9 +26,9 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from decimal import Decimal
 from enum import Enum
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from .._core import Event
 
@@ -35,12 +37,18 @@ __all__ = [
     "XComplex",
     "XEnum",
     "XField",
+    "XML_CHARS",
     "XmlCodec",
+    "XmlStr",
     "XsdUnsupported",
     "parse_xsd",
 ]
 
 XS = "{http://www.w3.org/2001/XMLSchema}"
+#: the characters an XML 1.0 document can hold (its ``Char`` production), as a pattern
+XML_CHARS = r"^[\t\n\r\x20-\uD7FF\uE000-\uFFFD\U00010000-\U0010FFFF]*$"
+#: a string an XML document can carry: the model field type of the XSD string types
+XmlStr = Annotated[str, Field(pattern=XML_CHARS)]
 #: XSD built-in simple types -> Python type name used by the models
 SIMPLE_TYPES = {
     "string": "str",
@@ -305,7 +313,9 @@ class XmlCodec:
         else:
             root = ET.Element(self._root_tag)
         self._fill(root, self.layout.type, self._dump(model, by_alias=True), bare=True)
-        return ET.tostring(root, encoding="utf-8", xml_declaration=True)  # type: ignore[no-any-return]
+        document: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
+        # a carriage return in text would be read back as a line feed (end-of-line handling)
+        return document.replace(b"\r", b"&#13;")
 
     def _fill(
         self, node: ET.Element, t: XComplex, values: dict[str, Any], bare: bool = False

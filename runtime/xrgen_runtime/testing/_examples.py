@@ -17,12 +17,16 @@ from pydantic import BaseModel, ValidationError
 from .._core import Event
 from ._schema import (
     FORMATS,
+    PLAIN_FORMATS,
     ExampleError,
     Parameter,
     bounds,
+    exclusive_groups,
     merge_all_of,
     message,
+    multiple,
     parameters,
+    payload_schema,
     resolve,
     simple_type,
     split_overrides,
@@ -94,7 +98,14 @@ class _Synth:
         props: Mapping[str, Any] = schema.get("properties", {})
         required = set(schema.get("required", ()))
         out: dict[str, Any] = {}
+        left_out: set[str] = set()
+        for group in exclusive_groups(schema):  # at most one member of each (oneof)
+            keep = [m for m in group if m in required]
+            keep = keep or [group[self.rng.randrange(len(group))]]
+            left_out.update(m for m in group if m not in keep)
         for key, sub in props.items():
+            if key in left_out:
+                continue
             if key in required or (self.full and depth < _FULL_DEPTH):
                 out[key] = self.value(sub, depth + 1, key, 0)
         extra = schema.get("additionalProperties")
@@ -145,18 +156,24 @@ class _Synth:
         low = schema.get("minLength", 0)
         high = schema.get("maxLength")
         pattern = schema.get("pattern")
+        fmt = schema.get("format")
         if isinstance(pattern, str):
+            plain = None if fmt else self.string({**schema, "pattern": None}, name, index)
+            if plain is not None and _matches(pattern, plain):  # a readable example
+                return plain
             text = regex_example(pattern, self.rng, low, high)
             if text is None:
                 raise ExampleError(f"{name}: no example for pattern {pattern!r}")
             return text
-        fmt = schema.get("format")
         if fmt == "date-time" and index:
             return (
                 (_EPOCH + timedelta(seconds=index)).isoformat().replace("+00:00", "Z")
             )
         if isinstance(fmt, str) and fmt in FORMATS:
-            return FORMATS[fmt]
+            text = FORMATS[fmt]
+            fits = low <= len(text) and (high is None or len(text) <= high)
+            if fits or fmt not in PLAIN_FORMATS:
+                return text
         base = name or "text"
         text = base if index == 0 else f"{base}-{index + 1}"
         if high is not None and len(text) > high:
@@ -174,19 +191,22 @@ class _Synth:
             low = None if low is None else math.ceil(low)
             high = None if high is None else math.floor(high)
         step = self.rng.randint(0, 10) + index
-        if low is not None and high is not None:
-            value: float = low + min(step, high - low) if high >= low else low
+        if low is not None and high is not None and low <= 0 <= high:
+            value: float = min(step, high)
+        elif low is not None and high is not None:
+            value = low + min(step, high - low) if high >= low else low
         elif low is not None:
             value = low + step
         elif high is not None:
             value = high - step
         else:
             value = self.rng.randint(0, 100) + index
-        multiple = schema.get("multipleOf")
-        if isinstance(multiple, int | float) and multiple > 0:
-            value = math.ceil(value / multiple) * multiple
-            if high is not None and value > high:
-                value -= multiple
+        step_of = schema.get("multipleOf")
+        if isinstance(step_of, int | float) and step_of > 0:
+            n = math.ceil(value / step_of)
+            if high is not None and multiple(n, step_of) > high:
+                n -= 1
+            value = multiple(n, step_of)
         return int(value) if integer else float(value)
 
 
@@ -275,6 +295,13 @@ class _RegexText:
         return "".join(out)
 
 
+def _matches(pattern: str, text: str) -> bool:
+    try:
+        return re.search(pattern, text) is not None
+    except re.error:
+        return False
+
+
 def regex_example(
     pattern: str, rng: random.Random, min_length: int = 0, max_length: int | None = None
 ) -> str | None:
@@ -328,7 +355,7 @@ def payload_instance(model: type[BaseModel], seed: int) -> BaseModel:
     """A valid instance of ``model`` synthesized from its JSON Schema and validated from
     JSON (as a consumer validates it): every member first, then only the required ones.
     """
-    schema = model.model_json_schema()
+    schema = payload_schema(model)
     problems: list[str] = []
     for full in (True, False):
         synth = _Synth(schema, random.Random(seed), full)

@@ -9,9 +9,12 @@ import types
 import typing
 from collections.abc import Callable, Mapping
 from datetime import datetime
+from decimal import Decimal
 from typing import Any, Protocol
 
 from pydantic import BaseModel, RootModel
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
+from pydantic_core import core_schema
 
 from .._core import AttrDef, Event, MessageDef
 
@@ -64,6 +67,62 @@ FORMATS: dict[str, str] = {
     "password": "example",
     "multi-host-uri": "https://example.com/x",
 }
+
+
+#: decimals beyond this many whole digits are not synthesized (floats keep 15 significant ones)
+_DECIMAL_WHOLE_DIGITS = 12
+
+
+class SynthesisSchema(GenerateJsonSchema):
+    """The JSON Schema the synthesizers read: pydantic's, but a ``Decimal`` is a JSON number
+    that states its ``max_digits``/``decimal_places`` as bounds and ``multipleOf`` (pydantic
+    emits ``number or string`` without them)."""
+
+    def decimal_schema(self, schema: core_schema.DecimalSchema) -> JsonSchemaValue:
+        def number(key: str) -> float | None:
+            value = schema.get(key)
+            return float(value) if isinstance(value, Decimal | int | float) else None
+
+        out = self.float_schema(
+            core_schema.float_schema(
+                multiple_of=number("multiple_of"),
+                le=number("le"),
+                ge=number("ge"),
+                lt=number("lt"),
+                gt=number("gt"),
+            )
+        )
+        digits = schema.get("max_digits")
+        places = schema.get("decimal_places")
+        if places is None and digits is not None:
+            places = 0
+        if places is not None:
+            out.setdefault("multipleOf", float(Decimal(1).scaleb(-places)))
+        whole = (digits - (places or 0)) if digits is not None else None
+        if whole is not None or "multipleOf" in out:
+            whole = min(_DECIMAL_WHOLE_DIGITS, whole if whole is not None else 99)
+            limit = float(Decimal(10) ** whole - Decimal(1).scaleb(-(places or 0)))
+            out["maximum"] = min(out.get("maximum", limit), limit)
+            out["minimum"] = max(out.get("minimum", -limit), -limit)
+        return out
+
+
+def payload_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The JSON Schema of ``model`` the synthesizers read (see :class:`SynthesisSchema`)."""
+    return model.model_json_schema(schema_generator=SynthesisSchema)
+
+
+def multiple(n: int | float, step: int | float) -> int | float:
+    """``n * step`` rounded to the decimal places of ``step`` (``3 * 0.1`` is ``0.3``)."""
+    if isinstance(step, int):
+        return n * step
+    exponent = Decimal(repr(step)).as_tuple().exponent
+    places = -exponent if isinstance(exponent, int) and exponent < 0 else 0
+    return round(n * step, places)
+
+
+#: string formats whose example is plain text, so length bounds may reshape it
+PLAIN_FORMATS = frozenset({"binary", "password"})
 
 
 def messages_of(package_or_messages: Any) -> Mapping[str, MessageInfoLike]:
@@ -231,6 +290,37 @@ def simple_type(schema: Mapping[str, Any]) -> str | None:
     if "pattern" in schema or "format" in schema or "minLength" in schema:
         return "string"
     return None
+
+
+def exclusive_groups(schema: Mapping[str, Any]) -> list[list[str]]:
+    """Groups of members of an object schema of which at most one may be set, read from
+    the clause ``xrgen_runtime.formats.oneof_schema`` writes (Protobuf ``oneof``):
+    ``{"not": {"anyOf": [{"required": [a, b], ...}, ...]}}``."""
+    clause = schema.get("not")
+    options = clause.get("anyOf") if isinstance(clause, Mapping) else None
+    if not isinstance(options, list):
+        return []
+    linked: dict[str, list[str]] = {}
+    for option in options:
+        pair = option.get("required") if isinstance(option, Mapping) else None
+        if isinstance(pair, list) and len(pair) == 2:
+            a, b = pair
+            linked.setdefault(a, []).append(b)
+            linked.setdefault(b, []).append(a)
+    groups: list[list[str]] = []
+    placed: set[str] = set()
+    for first in linked:  # connected components, in order of first mention
+        if first in placed:
+            continue
+        group, todo = [], [first]
+        while todo:
+            member = todo.pop(0)
+            if member not in placed:
+                placed.add(member)
+                group.append(member)
+                todo.extend(linked[member])
+        groups.append(group)
+    return groups
 
 
 def bounds(

@@ -27,11 +27,15 @@ from pydantic import BaseModel, ValidationError
 from .._core import Event
 from ._schema import (
     FORMATS,
+    PLAIN_FORMATS,
     MessageInfoLike,
     Parameter,
     bounds,
+    exclusive_groups,
     merge_all_of,
+    multiple,
     parameters,
+    payload_schema,
     resolve,
     simple_type,
     split_overrides,
@@ -40,6 +44,7 @@ from ._schema import (
 #: placeholder values: characters every binding's destination names accept unencoded
 PLACEHOLDER_ALPHABET = string.ascii_letters + string.digits + "-_"
 _INT64 = 2**63 - 1
+_PRINTABLE = string.ascii_letters + string.digits + string.punctuation + " "
 _UTC = st.just(timezone.utc)
 _DATETIMES = st.datetimes(
     min_value=datetime(1900, 1, 1), max_value=datetime(2200, 1, 1), timezones=_UTC
@@ -112,10 +117,30 @@ class _Payloads:
     def object(self, schema: Mapping[str, Any]) -> SearchStrategy[dict[str, Any]]:
         props: Mapping[str, Any] = schema.get("properties", {})
         required = set(schema.get("required", ()))
+        groups = [
+            [m for m in g if m in props and m not in required]
+            for g in exclusive_groups(schema)
+        ]
+        grouped = {m for g in groups for m in g}
         fixed = st.fixed_dictionaries(
             {k: self.of(v) for k, v in props.items() if k in required},
-            optional={k: self.of(v) for k, v in props.items() if k not in required},
+            optional={
+                k: self.of(v)
+                for k, v in props.items()
+                if k not in required and k not in grouped
+            },
         )
+        if grouped:  # at most one member of each group (a oneof)
+            parts = [fixed] + [
+                st.one_of(
+                    st.just({}),
+                    *(st.fixed_dictionaries({m: self.of(props[m])}) for m in g),
+                )
+                for g in groups
+            ]
+            fixed = st.tuples(*parts).map(
+                lambda ds: {k: v for d in ds for k, v in d.items()}
+            )
         extra = schema.get("additionalProperties")
         if props or not isinstance(extra, dict):
             return fixed
@@ -152,6 +177,8 @@ class _Payloads:
             base = st.from_regex(pattern)
         elif isinstance(fmt, str) and fmt in _FORMATS:
             base = _FORMATS[fmt]
+        elif fmt in PLAIN_FORMATS:  # bytes: their length counts UTF-8 bytes
+            return st.text(_PRINTABLE, min_size=low, max_size=high)
         elif isinstance(fmt, str) and fmt in FORMATS:
             base = st.just(FORMATS[fmt])
         else:
@@ -177,13 +204,13 @@ class _Payloads:
 
     @staticmethod
     def number(schema: Mapping[str, Any]) -> SearchStrategy[float]:
-        multiple = schema.get("multipleOf")
+        step_of = schema.get("multipleOf")
         low, high = bounds(schema, False)
-        if isinstance(multiple, int | float) and multiple > 0:
-            step = multiple
+        if isinstance(step_of, int | float) and step_of > 0:
+            step = step_of
             lo = None if low is None else math.ceil(low / step)
             hi = None if high is None else math.floor(high / step)
-            return st.integers(lo, hi).map(lambda n: n * step)
+            return st.integers(lo, hi).map(lambda n: multiple(n, step))
         return st.floats(
             min_value=schema.get("exclusiveMinimum", schema.get("minimum")),
             max_value=schema.get("exclusiveMaximum", schema.get("maximum")),
@@ -196,7 +223,7 @@ class _Payloads:
 
 def payloads(model: type[BaseModel]) -> SearchStrategy[BaseModel]:
     """Instances of ``model`` validated from drawn JSON documents."""
-    schema = model.model_json_schema()
+    schema = payload_schema(model)
     documents = _Payloads(schema).of(schema)
 
     @st.composite
