@@ -2,7 +2,8 @@
 
 Models: our own mapping straight to pydantic v2 source (records, enums, fixed, arrays, maps,
 unions, logical types, defaults, named type reuse). Field types hold what the wire holds:
-``Int32``/``Int64``/``Float32``, ``TimestampMillis``, and the zone-less ``LocalTimestampMillis``/
+``Int32``/``Int64``/``Float32``, ``TimestampMillis``/``TimestampMicros`` (UTC when no zone is
+given), and the zone-less ``LocalTimestampMillis``/
 ``LocalTimestampMicros``/``TimeMillis``/``TimeMicros`` of ``xrgen_runtime.formats.avro``; a
 ``decimal`` is a ``Decimal`` with ``max_digits``/``decimal_places``. The wire bytes are Avro binary of the
 catalog's writer schema when the content type is Avro (``avro/binary`` is inferred when the
@@ -163,8 +164,8 @@ _PY_PRIMITIVES = {
 #: logical type -> (module, class)
 _PY_LOGICAL = {
     "timestamp-millis": ("xrgen_runtime.formats.avro", "TimestampMillis"),
-    "timestamp-micros": ("datetime", "datetime"),
-    "timestamp-nanos": ("datetime", "datetime"),
+    "timestamp-micros": ("xrgen_runtime.formats.avro", "TimestampMicros"),
+    "timestamp-nanos": ("xrgen_runtime.formats.avro", "TimestampMicros"),
     "local-timestamp-millis": ("xrgen_runtime.formats.avro", "LocalTimestampMillis"),
     "local-timestamp-micros": ("xrgen_runtime.formats.avro", "LocalTimestampMicros"),
     "local-timestamp-nanos": ("xrgen_runtime.formats.avro", "LocalTimestampMicros"),

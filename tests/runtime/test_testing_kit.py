@@ -718,4 +718,11 @@ def test_every_avro_logical_type_is_synthesized_and_round_trips(generated: Any, 
         assert event.data.ts.tzinfo is not None and event.data.local.tzinfo is None
         assert event.data.clock.tzinfo is None and event.data.clock_micros.tzinfo is None
         assert service.check(info, event) >= 1
+    # an instant without zone is UTC (as the writer takes it), so it reads back equal
+    naive = datetime(2024, 1, 1, 7, 8, 9, 123456)
+    event = example_event(pkg, info.id, ts=naive, tsMicros=naive, local=naive)
+    assert event.data.ts == naive.replace(microsecond=123000, tzinfo=timezone.utc)
+    assert event.data.ts_micros == naive.replace(tzinfo=timezone.utc)
+    assert event.data.local == naive.replace(microsecond=123000)
+    assert service.check(info, event) >= 1
     assert _round_trips(service, info, example_events(pkg, info.id)) >= 10

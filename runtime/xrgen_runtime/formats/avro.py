@@ -29,7 +29,7 @@ import io
 import json
 import struct
 from collections.abc import Mapping
-from datetime import datetime, time
+from datetime import datetime, time, timezone
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ValidationError
@@ -44,6 +44,7 @@ __all__ = [
     "LocalTimestampMillis",
     "TimeMicros",
     "TimeMillis",
+    "TimestampMicros",
     "TimestampMillis",
     "use_schema_registry",
 ]
@@ -63,8 +64,20 @@ def _wall_clock_millis(value: Any) -> Any:
     return _millis(_wall_clock(value))
 
 
-#: a datetime as Avro ``timestamp-millis`` holds it: whole milliseconds (model field type)
-TimestampMillis = Annotated[datetime, AfterValidator(_millis)]
+def _instant(value: datetime) -> datetime:
+    """``value``, a datetime without zone taken as UTC (as the Avro writer takes it)."""
+    return value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)
+
+
+def _instant_millis(value: datetime) -> datetime:
+    return _millis(_instant(value))  # type: ignore[no-any-return]
+
+
+#: an instant as Avro ``timestamp-millis`` holds it: whole milliseconds, a datetime without
+#: zone taken as UTC (model field type)
+TimestampMillis = Annotated[datetime, AfterValidator(_instant_millis)]
+#: as ``TimestampMillis`` for ``timestamp-micros``/``-nanos`` (microseconds)
+TimestampMicros = Annotated[datetime, AfterValidator(_instant)]
 #: a date and time of day with no zone, as Avro ``local-timestamp-millis`` holds it: whole
 #: milliseconds, a zone given is dropped (its wall-clock reading kept) (model field type)
 LocalTimestampMillis = Annotated[datetime, AfterValidator(_wall_clock_millis)]
