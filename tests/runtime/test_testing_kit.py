@@ -10,6 +10,7 @@ import asyncio
 import re
 import threading
 from datetime import datetime, timezone
+from pathlib import Path
 from types import ModuleType, SimpleNamespace
 from typing import Any
 
@@ -38,6 +39,9 @@ from xrgen_runtime.testing import (
 )
 from xrgen_runtime.testing import _routing as routing
 from xrgen_runtime.testing._brokers import PROTOCOLS
+
+#: the repository's own catalogs (a path here: another folder's conftest may own that name)
+CATALOGS = Path(__file__).resolve().parents[2] / "catalogs"
 
 # ------------------------------------------------------------------------ routing rules
 
@@ -651,8 +655,6 @@ FORMAT_CATALOGS = ["avro", "protobuf", "xml"]
 
 @pytest.mark.parametrize("catalog", FORMAT_CATALOGS)
 def test_format_catalog_strategies_round_trip_through_the_brokers(generated: Any, catalog: str) -> None:
-    from conftest import CATALOGS
-
     pkg = generated(CATALOGS / catalog / "catalog.json", package=f"kit_{catalog}")
     service = Service(pkg)
     for message_id, info in pkg.MESSAGES.items():
@@ -701,8 +703,6 @@ EVERY_AVRO_TYPE = {
 
 def test_every_avro_logical_type_is_synthesized_and_round_trips(generated: Any, tmp_path: Any) -> None:
     import json
-
-    from conftest import CATALOGS
 
     catalog = json.loads((CATALOGS / "avro" / "catalog.json").read_text())
     versions = catalog["schemagroups"]["com.example.shop.schemas"]["schemas"]["Shipment"]["versions"]

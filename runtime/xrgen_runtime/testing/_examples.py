@@ -158,7 +158,9 @@ class _Synth:
         pattern = schema.get("pattern")
         fmt = schema.get("format")
         if isinstance(pattern, str):
-            plain = None if fmt else self.string({**schema, "pattern": None}, name, index)
+            plain = (
+                None if fmt else self.string({**schema, "pattern": None}, name, index)
+            )
             if plain is not None and _matches(pattern, plain):  # a readable example
                 return plain
             text = regex_example(pattern, self.rng, low, high)
