@@ -8,18 +8,16 @@ from __future__ import annotations
 import asyncio
 import importlib
 import json
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
+from format_samples import CATALOGS, binding
 from xrgen_runtime import formats
 from xrgen_runtime.formats import avro as avro_format
 
 from .conftest import KAFKA_CONSUMER, adapter, unique
 
 pytestmark = pytest.mark.brokers
-CATALOGS = Path(__file__).resolve().parents[2] / "catalogs"
 PLACED = "com.example.shop.OrderPlaced"
 ORDER = {
     "orderId": "6f1c1d3e-0b7a-4c55-9a43-0d5e3d2f1a10",
@@ -30,10 +28,6 @@ ORDER = {
     "lines": [{"sku": "a-1", "quantity": 2, "unitPrice": "6.25"}],
     "payment": {"last4": "4242", "network": "VISA"},
 }
-
-
-def binding(pkg: ModuleType, name: str) -> Any:
-    return importlib.import_module(f"{pkg.__name__}.bindings.{name}")
 
 
 def test_confluent_avro_through_kafka_both_ways(generated: Any, kafka_bootstrap: str) -> None:

@@ -14,7 +14,6 @@ import json
 import struct
 from datetime import date, datetime, timezone
 from decimal import Decimal
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 from uuid import UUID
@@ -23,45 +22,20 @@ import fastavro
 import pytest
 from acme_samples import ROUTES
 from fastavro.schema import fingerprint, to_parsing_canonical_form
+from format_samples import AVRO_CATALOG as CATALOG
+from format_samples import ORDER, SHIPMENT, binding
 from xrgen_runtime import formats
 from xrgen_runtime.formats import avro as avro_format
 
-CATALOG = Path(__file__).resolve().parents[2] / "catalogs" / "avro" / "catalog.json"
 PLACED = "com.example.shop.OrderPlaced"
 SHIPPED = "com.example.shop.OrderShipped"
 NOTED = "com.example.shop.OrderNoted"
 BINDINGS = tuple(sorted(ROUTES))
-ORDER = {
-    "orderId": "6f1c1d3e-0b7a-4c55-9a43-0d5e3d2f1a10",
-    "placedAt": "2024-05-01T10:00:00.123456Z",
-    "deliveryDate": "2024-05-03",
-    "total": "12.50",
-    "status": "PAID",
-    "customer": {"name": "Ann", "email": None, "address": {"street": "Main 1", "city": "Berlin"}},
-    "lines": [
-        {"sku": "a-1", "quantity": 2, "unitPrice": "6.25"},
-        {"sku": "b-2", "quantity": 1, "unitPrice": "0.00"},
-    ],
-    "attributes": {"gift": "yes"},
-    "payment": {"iban": "DE02120300000000202051", "reference": "r-7"},
-    "priority": "high",
-}
-SHIPMENT = {
-    "orderId": "6f1c1d3e-0b7a-4c55-9a43-0d5e3d2f1a10",
-    "carrier": "DHL",
-    "shippedOn": "2024-05-02",
-    "parcels": ["p1", "p2"],
-    "weights": {"p1": 1.5, "p2": 0.25},
-}
 
 
 @pytest.fixture(scope="module")
 def shop(generated: Any) -> ModuleType:
     return generated(CATALOG, package="shop_plain")  # type: ignore[no-any-return]
-
-
-def binding(pkg: ModuleType, name: str) -> Any:
-    return importlib.import_module(f"{pkg.__name__}.bindings.{name}")
 
 
 def schema_of(pkg: ModuleType, model: type) -> Any:

@@ -16,38 +16,22 @@ from typing import Any
 
 import pytest
 from acme_samples import ROUTES
+from format_samples import PROTOBUF_CATALOG as CATALOG
+from format_samples import REPORT as DATA
+from format_samples import binding
 
 from xrgen import api
 from xrgen.format import Formatter
 
-CATALOG = Path(__file__).resolve().parents[2] / "catalogs" / "protobuf" / "catalog.json"
 REPORT = "example.telemetry.DeviceReport"
 ALERT = "example.telemetry.Alert"
 AS_JSON = "example.telemetry.ReportJson"
 BINDINGS = tuple(sorted(ROUTES))
-DATA = {
-    "device_id": "d-1",
-    "sequence": 12345678901,
-    "temperature": 21.3,
-    "status": "DEGRADED",
-    "readings": [{"sensor": "t", "value": 1.25, "quality": 3}, {"sensor": "h", "value": -0.5}],
-    "labels": {"site": "berlin"},
-    "location": {"lat": 52.5, "lon": 13.4},
-    "battery_level": 0.75,
-    "signature": b"\x00\x01\xff",
-    "note": "hi",
-    "codes": [-1, 2, -300],
-    "latest": {"t": {"sensor": "t", "value": 9.0, "quality": 1}},
-}
 
 
 @pytest.fixture(scope="module")
 def tele(generated: Any) -> ModuleType:
     return generated(CATALOG, package="tele_pb")  # type: ignore[no-any-return]
-
-
-def binding(pkg: ModuleType, name: str) -> Any:
-    return importlib.import_module(f"{pkg.__name__}.bindings.{name}")
 
 
 def pb2(pkg: ModuleType) -> Any:

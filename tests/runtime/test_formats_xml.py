@@ -7,7 +7,6 @@ mapped subset keeps its payload as bytes with a warning."""
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import json
 import xml.etree.ElementTree as ET
 from datetime import datetime, timezone
@@ -18,12 +17,13 @@ from typing import Any
 
 import pytest
 from acme_samples import ROUTES
+from format_samples import XML_CATALOG as CATALOG
+from format_samples import binding
 from xrgen_runtime.formats.xml import XsdUnsupported, parse_xsd
 
 from xrgen import api
 from xrgen.format import Formatter
 
-CATALOG = Path(__file__).resolve().parents[2] / "catalogs" / "xml" / "catalog.json"
 PLACED = "example.purchasing.OrderPlaced"
 ARCHIVED = "example.purchasing.OrderArchived"
 NOTE = "example.purchasing.NoteAdded"
@@ -47,10 +47,6 @@ ORDER = {
 @pytest.fixture(scope="module")
 def po(generated: Any) -> ModuleType:
     return generated(CATALOG, package="po_xml")  # type: ignore[no-any-return]
-
-
-def binding(pkg: ModuleType, name: str) -> Any:
-    return importlib.import_module(f"{pkg.__name__}.bindings.{name}")
 
 
 def test_wire_bytes_are_the_xml_document(po: ModuleType) -> None:

@@ -22,35 +22,17 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from format_samples import AVRO_CATALOG as AVRO
+from format_samples import ORDER, SHIPMENT
+from format_samples import PROTOBUF_CATALOG as PROTO
+from format_samples import REPORT as REPORT_DATA
 
 pytestmark = pytest.mark.spark
 
-ROOT = Path(__file__).resolve().parents[2]
-AVRO = ROOT / "catalogs" / "avro" / "catalog.json"
-PROTO = ROOT / "catalogs" / "protobuf" / "catalog.json"
 PLACED = "com.example.shop.OrderPlaced"
 SHIPPED = "com.example.shop.OrderShipped"
 REPORT = "example.telemetry.DeviceReport"
 ALERT = "example.telemetry.Alert"
-ORDER = {
-    "orderId": "6f1c1d3e-0b7a-4c55-9a43-0d5e3d2f1a10",
-    "placedAt": "2024-05-01T10:00:00.123456Z",
-    "deliveryDate": "2024-05-03",
-    "total": "12.50",
-    "status": "PAID",
-    "customer": {
-        "name": "Ann",
-        "email": None,
-        "address": {"street": "Main 1", "city": "Berlin"},
-    },
-    "lines": [
-        {"sku": "a-1", "quantity": 2, "unitPrice": "6.25"},
-        {"sku": "b-2", "quantity": 1, "unitPrice": "0.00"},
-    ],
-    "attributes": {"gift": "yes"},
-    "payment": {"iban": "DE02120300000000202051", "reference": "r-7"},
-    "priority": "high",
-}
 #: ORDER as Spark's Avro mapping types it (unions of several types: ``memberN`` structs)
 ORDER_ROW = {
     "orderId": "6f1c1d3e-0b7a-4c55-9a43-0d5e3d2f1a10",
@@ -74,31 +56,7 @@ ORDER_ROW = {
     },
     "priority": {"member0": None, "member1": "high"},
 }
-SHIPMENT = {
-    "orderId": "6f1c1d3e-0b7a-4c55-9a43-0d5e3d2f1a10",
-    "carrier": "DHL",
-    "shippedOn": "2024-05-02",
-    "parcels": ["p1", "p2"],
-    "weights": {"p1": 1.5, "p2": 0.25},
-}
 SHIPMENT_ROW = {**SHIPMENT, "shippedOn": date(2024, 5, 2)}
-REPORT_DATA = {
-    "device_id": "d-1",
-    "sequence": 12345678901,
-    "temperature": 21.3,
-    "status": "DEGRADED",
-    "readings": [
-        {"sensor": "t", "value": 1.25, "quality": 3},
-        {"sensor": "h", "value": -0.5},
-    ],
-    "labels": {"site": "berlin"},
-    "location": {"lat": 52.5, "lon": 13.4},
-    "battery_level": 0.75,
-    "signature": b"\x00\x01\xff",
-    "note": "hi",
-    "codes": [-1, 2, -300],
-    "latest": {"t": {"sensor": "t", "value": 9.0, "quality": 1}},
-}
 
 
 @pytest.fixture(scope="module")
