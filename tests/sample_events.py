@@ -15,8 +15,6 @@ from typing import Any
 
 from xrgen_runtime.testing import ExampleError, example_event
 
-from xrgen.validate import may_be_absolute
-
 
 def events(pkg: ModuleType) -> tuple[list[tuple[Any, Any]], dict[str, str]]:
     """``([(MessageInfo, Event)], {message id: why skipped})`` for every message of ``pkg``."""
@@ -79,10 +77,3 @@ def own_wires(pkg: ModuleType, message_id: str, event: Any) -> list[tuple[str, s
     route = {"topic": "neutral"} if info.definition.protocol is None else {}
     return [(name, mode, codec.encode(event, mode=mode, **route)) for mode in modes]
 
-
-def relative_dataschema(info: Any) -> bool:
-    """Whether the catalog fixes ``dataschema`` to a value that is not an absolute URI."""
-    value = next(
-        (a.value for a in info.definition.attributes if a.name == "dataschema"), None
-    )
-    return isinstance(value, str) and bool(value) and not may_be_absolute(value)
