@@ -326,7 +326,7 @@ class _Resolver:
                 return None
             location += "/" + fragment
         if type_name and family == "json" and not fragment:
-            member = _json_type_pointer(body, type_name)
+            member = formats.jsonschema.type_pointer(body, type_name)
             if member is not None:
                 body = _json_fragment(body, member)
                 location += "/" + member
@@ -623,22 +623,6 @@ def _json_fragment(schema: Any, fragment: str) -> Any:
     out = {k: schema[k] for k in ("$schema", "definitions", "$defs") if k in schema}
     out.update({"$ref": "#/" + fragment, "title": fragment.rsplit("/", 1)[-1]})
     return out
-
-
-def _json_type_pointer(schema: Any, name: str) -> str | None:
-    """The pointer (without ``#/``) that ``<schema>:name`` names in a JSON Schema: ``name``
-    itself when it is a pointer to a member, else ``definitions/name`` or ``$defs/name``
-    when present; ``None`` (the root schema) otherwise."""
-    candidates = [name.lstrip("/")] if "/" in name else []
-    candidates += [f"definitions/{name}", f"$defs/{name}"]
-    for candidate in candidates:
-        node = schema
-        for token in candidate.split("/"):
-            token = token.replace("~1", "/").replace("~0", "~")
-            node = node.get(token) if isinstance(node, dict) else None
-        if isinstance(node, dict):
-            return candidate
-    return None
 
 
 def _default_version(sch: SchemaEntry) -> Entity | None:

@@ -528,6 +528,22 @@ def _rename_tokens(code: str, mapping: dict[str, str]) -> str:
     return "".join(lines)
 
 
+def type_pointer(schema: Any, name: str) -> str | None:
+    """The pointer (without ``#/``) that ``<schema>:name`` names in a JSON Schema: ``name``
+    itself when it is a pointer to a member, else ``definitions/name`` or ``$defs/name``
+    when present; ``None`` (the root schema) otherwise."""
+    candidates = [name.lstrip("/")] if "/" in name else []
+    candidates += [f"definitions/{name}", f"$defs/{name}"]
+    for candidate in candidates:
+        node = schema
+        for token in candidate.split("/"):
+            token = token.replace("~1", "/").replace("~0", "~")
+            node = node.get(token) if isinstance(node, dict) else None
+        if isinstance(node, dict):
+            return candidate
+    return None
+
+
 # --------------------------------------------------------------------------- checks
 
 _DRAFT_URIS = {
