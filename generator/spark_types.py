@@ -23,9 +23,7 @@ from typing import Any
 __all__ = [
     "CORE_ATTRIBUTES",
     "attribute_type",
-    "avro_to_spark",
     "event_schema",
-    "json_schema_to_spark",
     "payload_to_spark",
 ]
 
@@ -78,20 +76,6 @@ def map_of(value: SparkType, value_contains_null: bool = True) -> dict[str, Any]
 
 def is_struct(dtype: SparkType) -> bool:
     return isinstance(dtype, dict) and dtype.get("type") == "struct"
-
-
-def json_schema_to_spark(schema: Any) -> SparkType:
-    """The Spark type of values valid against the JSON Schema ``schema``."""
-    from .formats import jsonschema
-
-    return jsonschema.spark_type(schema)
-
-
-def avro_to_spark(schema: Any) -> SparkType:
-    """The Spark type of values of the Avro schema ``schema``."""
-    from .formats import avro
-
-    return avro.spark_type(schema)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,16 +1,12 @@
-"""generator/spark_types.py: payload and event schemas as Spark type JSON (pure, no pyspark)."""
+"""generator/spark_types.py and the formats' spark_type: payload and event schemas as Spark type JSON (pure, no pyspark)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from xrgen.spark_types import (
-    attribute_type,
-    avro_to_spark,
-    event_schema,
-    json_schema_to_spark,
-    payload_to_spark,
-)
+from xrgen.formats.avro import spark_type as avro_to_spark
+from xrgen.formats.jsonschema import spark_type as json_schema_to_spark
+from xrgen.spark_types import attribute_type, event_schema, payload_to_spark
 
 
 def f(name: str, dtype: Any, nullable: bool = True) -> dict[str, Any]:
