@@ -200,7 +200,7 @@ def make_structured(spark: Any, binary_path: str, path: str) -> None:
 def definitions(rt: Any, types: int) -> tuple[tuple[Any, ...], dict[str, Any]]:
     from pyspark.sql.types import StructType
 
-    from xrgen.spark_types import json_schema_to_spark
+    from xrgen.formats.jsonschema import spark_type as json_schema_to_spark
 
     core = rt._core
     schema = StructType.fromJson(json_schema_to_spark(PAYLOAD_SCHEMA))
@@ -430,8 +430,9 @@ def payload_formats(spark: Any, rt: Any, rows: int, repeat: int, root: str) -> N
 
     from pyspark.sql.types import StructType
 
+    from xrgen.formats.avro import spark_type as avro_to_spark
+    from xrgen.formats.jsonschema import spark_type as json_schema_to_spark
     from xrgen.formats.protobuf import compile_proto, spark_type
-    from xrgen.spark_types import avro_to_spark, json_schema_to_spark
 
     sp = importlib.import_module("xrgen_runtime._spark")
     payloads = importlib.import_module("xrgen_runtime._spark_payloads")

@@ -103,7 +103,7 @@ class Catalog:
 
         from pyspark.sql.types import StructType
 
-        from xrgen.spark_types import json_schema_to_spark
+        from xrgen.formats.jsonschema import spark_type as json_schema_to_spark
 
         core = rt._core
         self.rt = rt

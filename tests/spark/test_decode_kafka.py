@@ -172,7 +172,8 @@ def test_output_columns_follow_the_event_schema(
 ) -> None:
     from pyspark.sql.types import StructType
 
-    from xrgen.spark_types import event_schema, json_schema_to_spark
+    from xrgen.formats.jsonschema import spark_type as json_schema_to_spark
+    from xrgen.spark_types import event_schema
 
     from conftest import READING_SCHEMA
 

@@ -21,7 +21,7 @@ def test_json_schema_mapping_equals_hand_written(spark: Any) -> None:
         TimestampType,
     )
 
-    from xrgen.spark_types import json_schema_to_spark
+    from xrgen.formats.jsonschema import spark_type as json_schema_to_spark
 
     from conftest import READING_SCHEMA
 
@@ -65,7 +65,8 @@ def test_avro_and_event_mapping_equal_hand_written(spark: Any, spark_rt: Any) ->
         TimestampType,
     )
 
-    from xrgen.spark_types import avro_to_spark, event_schema
+    from xrgen.formats.avro import spark_type as avro_to_spark
+    from xrgen.spark_types import event_schema
 
     avro = {
         "type": "record",
