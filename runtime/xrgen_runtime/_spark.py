@@ -118,8 +118,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 from pyspark import StorageLevel
-from pyspark.sql import Column, DataFrame
-from pyspark.sql import functions as F
+from pyspark.sql import DataFrame
 from pyspark.sql.types import (
     ArrayType,
     BinaryType,
@@ -134,8 +133,10 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
+from . import _spark_sql as S
 from ._core import MessageDef, OptionDef
 from ._spark_payloads import CONNECTORS, PayloadSpec, connector_present, decode_batches
+from ._spark_sql import Expr as X
 from .formats import codec_for, wire_format
 
 __all__ = [
@@ -333,42 +334,42 @@ _PARSE = {
 
 
 # ---------------------------------------------------------------------------------------------
-# Column helpers
+# Column helpers (SQL text, see ``_spark_sql``)
 # ---------------------------------------------------------------------------------------------
 
 
-def _media(content_type: Column) -> Column:
+def _media(content_type: X) -> X:
     """The media type of a content type: lower case, without parameters."""
-    return F.lower(F.trim(F.substring_index(content_type, ";", 1)))
+    return S.fn("lower", S.fn("trim", S.fn("substring_index", content_type, ";", 1)))
 
 
-def _all(conditions: Iterable[Column]) -> Column:
+def _all(conditions: Iterable[X]) -> X:
     """The conjunction of one or more conditions."""
     return functools.reduce(operator.and_, conditions)
 
 
-def _pair(pairs: Column, key: str, caseless: bool = False) -> Column:
+def _pair(pairs: X, key: str, caseless: bool = False) -> X:
     """Value of the first ``key`` entry of an ``array<struct<key,value>>`` (``None`` if absent)."""
     keys = pairs.getField("key")
     if caseless:
-        keys = F.transform(keys, F.lower)
+        keys = S.higher("transform", keys, lambda k: S.fn("lower", k))
         key = key.lower()
-    position = F.array_position(keys, F.lit(key)).cast("int") - F.lit(1)
-    return F.get(pairs.getField("value"), position)
+    position = S.fn("array_position", keys, key).cast("int") - 1
+    return S.fn("get", pairs.getField("value"), position)
 
 
-def _text(col: Column) -> Column:
+def _text(col: X) -> X:
     return col.cast("string")
 
 
-def _pct_decoded(col: Column) -> Column:
+def _pct_decoded(col: X) -> X:
     """One round of percent-decoding (HTTP / NATS header values); ``+`` stays ``+``.
 
     A bad escape (``%4``, ``%ZZ``) gives ``NULL``; invalid UTF-8 gives U+FFFD characters:
     :func:`_pct_invalid` tells both apart from valid values.
     """
-    decoded = F.try_url_decode(F.replace(col, F.lit("+"), F.lit("%2B")))
-    return F.when(col.contains("%"), decoded).otherwise(col)
+    decoded = S.fn("try_url_decode", S.fn("replace", col, "+", "%2B"))
+    return S.when(col.contains("%"), decoded).otherwise(col)
 
 
 _FFFD = "\ufffd"
@@ -376,30 +377,30 @@ _FFFD = "\ufffd"
 _ASCII_SPACE = " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"
 
 
-def _count(text: Column, part: str) -> Column:
+def _count(text: X, part: str) -> X:
     """Occurrences of ``part`` in ``text``."""
-    removed = F.length(text) - F.length(F.replace(text, F.lit(part), F.lit("")))
-    return removed / F.lit(len(part))
+    removed = S.fn("length", text) - S.fn("length", S.fn("replace", text, part, ""))
+    return removed / len(part)
 
 
-def _pct_invalid(col: Column) -> Column:
+def _pct_invalid(col: X) -> X:
     """Whether percent-decoding ``col`` fails: a bad escape or invalid UTF-8 (as the codecs).
 
     Spark decodes invalid UTF-8 to U+FFFD, so the value is invalid when its decoding holds
     more U+FFFD than the raw text spells (literally or as ``%EF%BF%BD``).
     """
     decoded = _pct_decoded(col)
-    spelled = _count(col, _FFFD) + _count(F.upper(col), "%EF%BF%BD")
+    spelled = _count(col, _FFFD) + _count(S.fn("upper", col), "%EF%BF%BD")
     bad = decoded.isNull() | (_count(decoded, _FFFD) > spelled)
-    return F.coalesce(col.contains("%") & bad, F.lit(False))
+    return S.coalesce(col.contains("%") & bad, False)
 
 
-def _media_is_cloudevents(content_type: Column) -> Column:
+def _media_is_cloudevents(content_type: X) -> X:
     """Whether a content type names the structured mode (``application/cloudevents...``)."""
     return _starts_caseless(content_type, "application/cloudevents")
 
 
-def _starts_caseless(content_type: Column, prefix: str) -> Column:
+def _starts_caseless(content_type: X, prefix: str) -> X:
     """Whether ``content_type`` starts with ``prefix`` (lower case, ``application/`` and a
     letter) case-insensitively, after the leading ASCII whitespace the codecs strip.
 
@@ -414,11 +415,14 @@ def _starts_caseless(content_type: Column, prefix: str) -> Column:
         content_type.startswith(head + letter)
         | content_type.startswith(head + letter.upper())
     )
-    lowered = F.lower(F.ltrim(content_type, F.lit(_ASCII_SPACE)))
+    lowered = S.fn(
+        "lower",
+        S.Expr(f"TRIM(LEADING {S.text_literal(_ASCII_SPACE)} FROM {content_type.sql})"),
+    )
     return (
-        F.when(content_type.startswith(prefix), F.lit(True))
-        .when(other, F.lit(False))
-        .otherwise(F.coalesce(lowered.startswith(prefix), F.lit(False)))
+        S.when(content_type.startswith(prefix), True)
+        .when(other, False)
+        .otherwise(S.coalesce(lowered.startswith(prefix), False))
     )
 
 
@@ -496,22 +500,22 @@ def _is_template(kind: str, value: object) -> bool:
     )
 
 
-def _typed(raw: Column, kind: str) -> Column:
+def _typed(raw: X, kind: str) -> X:
     """The canonical string ``raw`` as a value of CloudEvents type ``kind`` (``None`` if bad)."""
     if kind == "timestamp":
         # RFC 3339 allows a lower-case ``t`` and ``z``, which Spark's cast does not read (no
         # other letter is valid in a time)
         has_lower = raw.contains("t") | raw.endswith("z")
-        text = F.when(has_lower, F.translate(raw, "tz", "TZ")).otherwise(raw)
-        return F.when(_rfc3339_shape(text), text.try_cast("timestamp"))
+        text = S.when(has_lower, S.fn("translate", raw, "tz", "TZ")).otherwise(raw)
+        return S.when(_rfc3339_shape(text), text.try_cast("timestamp"))
     if kind == "integer":
-        return F.when(raw.rlike("^-?[0-9]{1,10}$"), raw.try_cast("int"))
+        return S.when(raw.rlike("^-?[0-9]{1,10}$"), raw.try_cast("int"))
     if kind == "boolean":
-        return F.when(raw == "true", F.lit(True)).when(raw == "false", F.lit(False))
+        return S.when(raw == "true", True).when(raw == "false", False)
     if kind == "binary":
-        return F.try_to_binary(raw, F.lit("base64"))
+        return S.fn("try_to_binary", raw, "base64")
     if kind == "uri":  # an absolute URI: it starts with a scheme
-        return F.when(raw.rlike("^[A-Za-z][A-Za-z0-9+.\\-]*:"), raw)
+        return S.when(raw.rlike("^[A-Za-z][A-Za-z0-9+.\\-]*:"), raw)
     return raw
 
 
@@ -524,7 +528,7 @@ def _has_required(dtype: DataType) -> bool:
     return False
 
 
-def _rfc3339_shape(raw: Column) -> Column:
+def _rfc3339_shape(raw: X) -> X:
     """Cheap RFC 3339 shape test (``T`` separator, explicit offset) before the cast, of a
     time with upper-case ``T`` and ``Z``.
 
@@ -534,19 +538,17 @@ def _rfc3339_shape(raw: Column) -> Column:
     # only digits and ``-``, so its first ``T`` is the 11th character. The substring appears
     # once: a repeated one would be computed up front by Spark's common-subexpression
     # elimination, also where ``|`` never needs it (``Z`` times)
-    offset = F.substring(raw, -6, 1).isin("+", "-")
-    return (F.instr(raw, "T") == 11) & (raw.endswith("Z") | offset)
+    offset = S.fn("substring", raw, -6, 1).isin(["+", "-"])
+    return (S.fn("instr", raw, "T") == 11) & (raw.endswith("Z") | offset)
 
 
-def _missing_fields(
-    data: Column, dtype: DataType, path: str
-) -> list[tuple[Column, str]]:
+def _missing_fields(data: X, dtype: DataType, path: str) -> list[tuple[X, str]]:
     """(condition true when a required field is missing, field path) for ``dtype``.
 
     Nested structs are checked when present; array elements with ``exists`` (map values are
     not checked).
     """
-    out: list[tuple[Column, str]] = []
+    out: list[tuple[X, str]] = []
     if isinstance(dtype, StructType):
         for f in dtype.fields:
             child = data.getField(f.name)
@@ -559,35 +561,31 @@ def _missing_fields(
         element = dtype.elementType
         nullable = dtype.containsNull
 
-        def bad(x: Column) -> Column:
+        def bad(x: X) -> X:
             conds = [c for c, _ in _missing_fields(x, element, "")]
             if not nullable:
                 conds.append(x.isNull())
             return _any(conds)
 
-        out.append((F.exists(data, bad), f"{path}[]"))
+        out.append((S.higher("exists", data, bad), f"{path}[]"))
     return out
 
 
-def _any(conds: Sequence[Column]) -> Column:
-    result = F.lit(False)
-    for i, cond in enumerate(conds):
-        result = cond if i == 0 else result | cond
-    return F.coalesce(result, F.lit(False))
+def _any(conds: Sequence[X]) -> X:
+    if not conds:
+        return S.lit(False)
+    return S.coalesce(functools.reduce(operator.or_, conds), False)
 
 
-def _err(reason: str, detail: Column | str) -> Column:
-    value = detail if isinstance(detail, Column) else F.lit(detail)
-    return F.struct(F.lit(reason).alias("reason"), value.alias("detail"))
+def _err(reason: str, detail: X | str) -> X:
+    return S.named_struct([("reason", reason), ("detail", detail)])
 
 
 #: above this many CloudEvents types in one match branch, :func:`_type_lookup` uses buckets
 _TYPES_PER_BUCKET = 16
-#: above this many values, :func:`_isin_indexes` writes one SQL ``IN`` list (see there)
-_FEW_LITERALS = 10
 
 
-def _type_lookup(types: Mapping[str, int], key: Column) -> Column:
+def _type_lookup(types: Mapping[str, int], key: X) -> X:
     """``types[key]`` (``NULL`` when absent) from map literals: code of one size for any count.
 
     Spark finds a key in a map by comparing it with each key in turn, so past
@@ -595,41 +593,31 @@ def _type_lookup(types: Mapping[str, int], key: Column) -> Column:
     a row compares with one bucket's keys. Spark's ``crc32`` of a string is zlib's of its UTF-8
     bytes (Java writes ``?`` for an unpaired surrogate, as ``errors="replace"`` does).
 
-    The maps arrive as ONE JSON text literal that the optimizer folds (``from_json`` of a
-    constant) into map literals. A ``lit`` per key and value costs calls into the JVM: with
-    them (and an ``isin`` literal per target index, see :func:`_isin_indexes`) building the
-    routing of 1,100 definitions took 39,359 calls and 13.8 s; without, 6,835 calls and ~5 s.
+    The maps are ONE JSON text literal that the optimizer folds (``from_json`` of a
+    constant) into map literals.
     """
     buckets = -(-len(types) // _TYPES_PER_BUCKET)
     parts: list[dict[str, int]] = [{} for _ in range(buckets)]
     for name, index in types.items():
         parts[zlib.crc32(name.encode("utf-8", "replace")) % buckets][name] = index
-    maps = F.from_json(F.lit(json.dumps(parts)), _TYPE_MAPS)
+    maps = S.from_json(S.lit(json.dumps(parts)), _TYPE_MAPS)
     if buckets == 1:
-        return F.try_element_at(F.element_at(maps, 1), key)
-    bucket = (F.crc32(key) % buckets + 1).cast("int")
-    return F.try_element_at(F.element_at(maps, bucket), key)
+        return S.fn("try_element_at", S.fn("element_at", maps, 1), key)
+    bucket = (S.fn("crc32", key) % buckets + 1).cast("int")
+    return S.fn("try_element_at", S.fn("element_at", maps, bucket), key)
 
 
-def _isin_indexes(name: str, indexes: Sequence[int]) -> Column:
-    """Whether column ``name`` holds one of ``indexes`` (target indexes: plain ints).
-
-    Many values go in one SQL expression (one call into the JVM; the optimizer turns the
-    ``IN`` list into a hash set) instead of a ``lit`` per value.
-    """
-    if len(indexes) <= _FEW_LITERALS:
-        return F.col(name).isin(list(indexes))
-    values = ", ".join(str(int(i)) for i in indexes)
-    return F.expr(f"`{name}` IN ({values})")
+def _isin_indexes(name: str, indexes: Sequence[int]) -> X:
+    """Whether column ``name`` holds one of ``indexes`` (target indexes: plain ints); the
+    optimizer turns a long ``IN`` list into a hash set."""
+    return S.col(name).isin(int(i) for i in indexes)
 
 
-def _case(
-    branches: Sequence[tuple[Column, Column]], otherwise: Column | None = None
-) -> Column:
+def _case(branches: Sequence[tuple[X, X]], otherwise: X | None = None) -> X:
     """``CASE WHEN c1 THEN v1 ... [ELSE otherwise] END`` (``NULL`` when no branch)."""
     if not branches:
-        return otherwise if otherwise is not None else F.lit(None)
-    expr = F.when(branches[0][0], branches[0][1])
+        return otherwise if otherwise is not None else S.lit(None)
+    expr = S.when(branches[0][0], branches[0][1])
     for cond, value in branches[1:]:
         expr = expr.when(cond, value)
     return expr.otherwise(otherwise) if otherwise is not None else expr
@@ -648,45 +636,45 @@ class _Wire:
     lineage: tuple[str, ...] = ()
     fields: dict[str, str] = {}
 
-    def content_type(self) -> Column:
+    def content_type(self) -> X:
         """The protocol content type (structured-mode detection)."""
-        return F.lit(None).cast("string")
+        return S.lit(None).cast("string")
 
-    def structured(self) -> Column:
+    def structured(self) -> X:
         return _media_is_cloudevents(self.content_type())
 
-    def unsupported(self) -> Column:
+    def unsupported(self) -> X:
         """Rows of a content mode the decoder does not handle (HTTP batch)."""
-        return F.lit(False)
+        return S.lit(False)
 
-    def attribute(self, name: str) -> Column:
+    def attribute(self, name: str) -> X:
         """Binary mode: the canonical string of attribute ``name`` (``None`` if absent)."""
         raise NotImplementedError
 
-    def attribute_invalid(self, names: Sequence[str]) -> Column | None:
+    def attribute_invalid(self, names: Sequence[str]) -> X | None:
         """Binary mode: whether one of the attributes ``names`` is not validly encoded.
 
         ``None`` when the binding's attribute values cannot be invalid once read.
         """
         return None
 
-    def datacontenttype(self) -> Column:
+    def datacontenttype(self) -> X:
         return self.content_type()
 
-    def payload_bytes(self) -> Column:
+    def payload_bytes(self) -> X:
         """Binary mode: the data bytes (``None``: no data; an empty payload is no data)."""
-        payload = F.col(self.payload)
-        return F.when(F.length(payload) > 0, payload)
+        payload = S.col(self.payload)
+        return S.when(S.fn("length", payload) > 0, payload)
 
-    def option(self, path: tuple[str, ...]) -> Column | None:
+    def option(self, path: tuple[str, ...]) -> X | None:
         """The text of protocol option ``path`` (``None``: not readable from this shape)."""
         if len(path) == 1 and path[0] in self.fields:
-            return _text(F.col(self.fields[path[0]]))
+            return _text(S.col(self.fields[path[0]]))
         if len(path) == 2:
             return self.keyed(path[0], path[1])
         return None
 
-    def keyed(self, field: str, key: str) -> Column | None:
+    def keyed(self, field: str, key: str) -> X | None:
         return None
 
 
@@ -696,17 +684,17 @@ class _Kafka(_Wire):
     lineage = ("topic", "partition", "offset", "timestamp")
     fields = {"topic": "topic", "partition": "partition", "key": "key"}
 
-    def payload_bytes(self) -> Column:
-        return F.col("value")  # a null value (tombstone) is no data; b"" stays b""
+    def payload_bytes(self) -> X:
+        return S.col("value")  # a null value (tombstone) is no data; b"" stays b""
 
-    def content_type(self) -> Column:
-        return _text(_pair(F.col("headers"), "content-type"))
+    def content_type(self) -> X:
+        return _text(_pair(S.col("headers"), "content-type"))
 
-    def attribute(self, name: str) -> Column:
-        return _text(_pair(F.col("headers"), "ce_" + name))
+    def attribute(self, name: str) -> X:
+        return _text(_pair(S.col("headers"), "ce_" + name))
 
-    def keyed(self, field: str, key: str) -> Column | None:
-        return _text(_pair(F.col("headers"), key)) if field == "headers" else None
+    def keyed(self, field: str, key: str) -> X | None:
+        return _text(_pair(S.col("headers"), key)) if field == "headers" else None
 
 
 class _Amqp(_Wire):
@@ -715,20 +703,20 @@ class _Amqp(_Wire):
     lineage = ("address",)
     fields = {"address": "address"}
 
-    def content_type(self) -> Column:
-        return F.col("properties.content_type")
+    def content_type(self) -> X:
+        return S.col("properties").getField("content_type")
 
-    def attribute(self, name: str) -> Column:
-        props = F.col("application_properties")
-        return F.coalesce(props["cloudEvents_" + name], props["cloudEvents:" + name])
+    def attribute(self, name: str) -> X:
+        props = S.col("application_properties")
+        return S.coalesce(props["cloudEvents_" + name], props["cloudEvents:" + name])
 
-    def keyed(self, field: str, key: str) -> Column | None:
+    def keyed(self, field: str, key: str) -> X | None:
         if field == "properties":
-            return _text(F.col("properties").getField(key.replace("-", "_")))
+            return _text(S.col("properties").getField(key.replace("-", "_")))
         if field in ("application_properties", "message_annotations", "footer"):
-            return F.col(field)[key]
+            return S.col(field)[key]
         if field == "header":
-            return _text(F.col("header").getField(key.replace("-", "_")))
+            return _text(S.col("header").getField(key.replace("-", "_")))
         return None
 
 
@@ -743,19 +731,19 @@ class _Mqtt(_Wire):
         "response_topic": "response_topic",
     }
 
-    def content_type(self) -> Column:
-        return F.col("content_type")
+    def content_type(self) -> X:
+        return S.col("content_type")
 
-    def structured(self) -> Column:
-        return (F.col("version") == "3.1.1") | _media_is_cloudevents(
+    def structured(self) -> X:
+        return (S.col("version") == "3.1.1") | _media_is_cloudevents(
             self.content_type()
         )
 
-    def attribute(self, name: str) -> Column:
-        return _pair(F.col("user_properties"), name)
+    def attribute(self, name: str) -> X:
+        return _pair(S.col("user_properties"), name)
 
-    def keyed(self, field: str, key: str) -> Column | None:
-        return _pair(F.col(field), key) if field == "user_properties" else None
+    def keyed(self, field: str, key: str) -> X | None:
+        return _pair(S.col(field), key) if field == "user_properties" else None
 
 
 class _Nats(_Wire):
@@ -763,31 +751,31 @@ class _Nats(_Wire):
     lineage: tuple[str, ...] = ("subject",)
     fields = {"subject": "subject", "reply": "reply"}
 
-    def content_type(self) -> Column:
-        return _pair(F.col("headers"), "content-type", caseless=True)
+    def content_type(self) -> X:
+        return _pair(S.col("headers"), "content-type", caseless=True)
 
-    def structured(self) -> Column:
+    def structured(self) -> X:
         """``Content-Type`` says so, or no ``ce-`` headers and a JSON object payload."""
         ce_header = self.attribute("specversion").isNotNull()
-        json_object = F.ltrim(_text(F.col(self.payload))).startswith("{")
-        plain = ~ce_header & F.coalesce(json_object, F.lit(False))
+        json_object = S.fn("ltrim", _text(S.col(self.payload))).startswith("{")
+        plain = ~ce_header & S.coalesce(json_object, False)
         return _media_is_cloudevents(self.content_type()) | plain
 
-    def attribute(self, name: str) -> Column:
+    def attribute(self, name: str) -> X:
         return _pct_decoded(self._raw_attribute(name))
 
-    def _raw_attribute(self, name: str) -> Column:
-        return _pair(F.col("headers"), "ce-" + name, caseless=True)
+    def _raw_attribute(self, name: str) -> X:
+        return _pair(S.col("headers"), "ce-" + name, caseless=True)
 
-    def attribute_invalid(self, names: Sequence[str]) -> Column | None:
+    def attribute_invalid(self, names: Sequence[str]) -> X | None:
         return _any([_pct_invalid(self._raw_attribute(n)) for n in names])
 
-    def datacontenttype(self) -> Column:
+    def datacontenttype(self) -> X:
         return self.attribute("datacontenttype")
 
-    def keyed(self, field: str, key: str) -> Column | None:
+    def keyed(self, field: str, key: str) -> X | None:
         if field == "headers":
-            return _pair(F.col("headers"), key, caseless=True)
+            return _pair(S.col("headers"), key, caseless=True)
         return None
 
 
@@ -797,23 +785,24 @@ class _Http(_Nats):
     lineage = ("method", "path")
     fields = {"method": "method", "status": "status"}
 
-    def structured(self) -> Column:
+    def structured(self) -> X:
         return _media_is_cloudevents(self.content_type())
 
-    def datacontenttype(self) -> Column:
+    def datacontenttype(self) -> X:
         return self.content_type()
 
-    def unsupported(self) -> Column:
+    def unsupported(self) -> X:
         return _starts_caseless(self.content_type(), "application/cloudevents-batch")
 
-    def option(self, path: tuple[str, ...]) -> Column | None:
+    def option(self, path: tuple[str, ...]) -> X | None:
         if path == ("path",):
-            return F.substring_index(F.col("path"), "?", 1)
+            return S.fn("substring_index", S.col("path"), "?", 1)
         if len(path) == 2 and path[0] == "query":
-            return F.try_parse_url(
-                F.concat(F.lit("http://h"), F.col("path")),
-                F.lit("QUERY"),
-                F.lit(path[1]),
+            return S.fn(
+                "try_parse_url",
+                S.concat("http://h", S.col("path")),
+                "QUERY",
+                path[1],
             )
         return super().option(path)
 
@@ -823,18 +812,18 @@ class _Pulsar(_Wire):
     lineage = ("topic",)
     fields = {"topic": "topic", "partition_key": "partition_key"}
 
-    def content_type(self) -> Column:
-        props = F.col("properties")
-        return F.coalesce(props["CE-datacontenttype"], props["CE-ContentType"])
+    def content_type(self) -> X:
+        props = S.col("properties")
+        return S.coalesce(props["CE-datacontenttype"], props["CE-ContentType"])
 
-    def attribute(self, name: str) -> Column:
-        return F.col("properties")["CE-" + name]
+    def attribute(self, name: str) -> X:
+        return S.col("properties")["CE-" + name]
 
-    def datacontenttype(self) -> Column:
+    def datacontenttype(self) -> X:
         return self.attribute("datacontenttype")
 
-    def keyed(self, field: str, key: str) -> Column | None:
-        return F.col("properties")[key] if field == "properties" else None
+    def keyed(self, field: str, key: str) -> X | None:
+        return S.col("properties")[key] if field == "properties" else None
 
 
 class _RocketMq(_Wire):
@@ -843,32 +832,32 @@ class _RocketMq(_Wire):
     lineage = ("topic",)
     fields = {"topic": "topic", "tag": "tag"}
 
-    def content_type(self) -> Column:
-        props = F.col("properties")
-        return F.coalesce(props["CE_contenttype"], props["CE_contentType"])
+    def content_type(self) -> X:
+        props = S.col("properties")
+        return S.coalesce(props["CE_contenttype"], props["CE_contentType"])
 
-    def attribute(self, name: str) -> Column:
-        return F.col("properties")["CE_" + name]
+    def attribute(self, name: str) -> X:
+        return S.col("properties")["CE_" + name]
 
-    def payload_bytes(self) -> Column:
-        body = F.col("body")
-        return F.when((F.length(body) > 0) & (body != F.lit(b"\x00")), body)
+    def payload_bytes(self) -> X:
+        body = S.col("body")
+        return S.when((S.fn("length", body) > 0) & (body != b"\x00"), body)
 
-    def keyed(self, field: str, key: str) -> Column | None:
-        return F.col("properties")[key] if field == "properties" else None
+    def keyed(self, field: str, key: str) -> X | None:
+        return S.col("properties")[key] if field == "properties" else None
 
 
 class _Json(_Wire):
     payload = "value"
 
-    def structured(self) -> Column:
-        return F.lit(True)
+    def structured(self) -> X:
+        return S.lit(True)
 
-    def attribute(self, name: str) -> Column:
-        return F.lit(None).cast("string")
+    def attribute(self, name: str) -> X:
+        return S.lit(None).cast("string")
 
-    def payload_bytes(self) -> Column:
-        return F.col("value").cast("binary")
+    def payload_bytes(self) -> X:
+        return S.col("value").cast("binary")
 
 
 _WIRES: dict[str, _Wire] = {
@@ -1289,21 +1278,16 @@ class SparkDecoder:
         if self.specs and self.payloads is None:
             self._choose_payloads(df.sparkSession)
         key = ("route", tuple(df.columns))
-        source = df
-        for stage in self._memo(key, lambda: self._route_stages(source)):
-            df = self._arrow_step(df) if stage is None else df.select(*stage)
+        columns = tuple(df.columns)
+        for stage in self._memo(key, lambda: self._route_stages(columns)):
+            df = self._arrow_step(df) if stage is None else _apply(df, stage)
         return df
-
-    @staticmethod
-    def _columns(select: Iterable[Column | str]) -> list[Column]:
-        """A ``select`` list with names as columns (a name costs a JVM call per ``select``)."""
-        return [F.col(c) if isinstance(c, str) else c for c in select]
 
     def _memo(self, key: tuple[Any, ...], build: Callable[[], M]) -> M:
         """``build()``, once per ``key`` for this decoder.
 
-        Column expressions are unresolved (they name columns; Spark resolves a copy in each
-        plan), so the same ones serve every DataFrame with the same column names.
+        Expressions are unresolved (they name columns; Spark resolves a copy in each plan),
+        so the same ones serve every DataFrame with the same column names.
         """
         try:
             found: M = self._built[key]
@@ -1311,8 +1295,8 @@ class SparkDecoder:
             found = self._built[key] = build()
         return found
 
-    def _route_stages(self, df: DataFrame) -> list[list[Column] | None]:
-        """The ``select`` lists of :meth:`route` for inputs with ``df``'s columns; ``None``
+    def _route_stages(self, columns: tuple[str, ...]) -> list[list[Any] | None]:
+        """The ``select`` lists of :meth:`route` for inputs with ``columns``; ``None``
         stands for the ``mapInArrow`` step of Arrow-decoded payloads (:meth:`_arrow_step`).
         """
         wire = self.wire
@@ -1325,103 +1309,123 @@ class SparkDecoder:
             for n in self.attr_names
         ]
         structured = wire.structured()
-        text = _text(F.col(wire.payload))
+        text = _text(S.col(wire.payload))
         invalid = wire.attribute_invalid(self.attr_names)
         checks = [] if invalid is None else [(~structured & invalid).alias("_xr_x")]
         carried = ["_xr_x"] if invalid is not None else []
         # the envelope variant of structured rows; with several, from the ``type`` text read
         # without checks (the parse decides whether the row is JSON; a row whose strict
         # ``type`` selects another variant is dead-lettered, see ``_error_before_parse``)
-        variant = self._variant_of(F.get_json_object(text, "$.type"))
+        variant = self._variant_of(S.fn("get_json_object", text, "$.type"))
         if variant is None:
-            variant = F.lit(self.envelopes[1] if self.envelopes is not None else 0)
-        lookups: list[Column | str] = [
+            variant = S.lit(self.envelopes[1] if self.envelopes is not None else 0)
+        options = self._option_map()
+        # the wrapped envelope text of structured rows, computed in this code-generated
+        # stage: inside ``from_json`` (no code generation) its expressions would be
+        # interpreted row by row
+        lookups: list[Any] = [
             "*",
-            F.spark_partition_id().alias("_xr_g"),
+            S.fn("spark_partition_id").alias("_xr_g"),
             structured.alias("_xr_s"),
+            S.when(structured, _wrapped(text)).alias("_xr_w"),
             *raw,
             *checks,
-            *self._option_columns(),
+            *(col.alias(name) for name, col in options.items()),
         ]
-        s = F.col("_xr_s")
-        parse = s & (F.col("_xr_g") >= 0)
+        s = S.col("_xr_s")
+        parse = s & (S.col("_xr_g") >= 0)
         variants = self._envelope_variants()
-        stage1: list[Column | str] = [
+        stage1: list[Any] = [
             "*",
-            F.when(s, variant).alias("_xr_k"),
+            S.when(s, variant).alias("_xr_k"),
             *(
-                F.when(
-                    parse & (F.col("_xr_k") == j), _parse_wrapped(_wrapped(text), t)
+                S.when(
+                    parse & (S.col("_xr_k") == j), _parse_wrapped(S.col("_xr_w"), t)
                 ).alias(name)
                 for j, name, t in variants
             ),
         ]
         attrs = [
-            F.when(s, self._env_attr(n))
-            .otherwise(F.col("_xr_h_" + n))
+            S.when(s, self._env_attr(n))
+            .otherwise(S.col("_xr_h_" + n))
             .alias("_xr_a_" + n)
             for n in self.attr_names
         ]
         envelopes = [name for _, name, _ in variants]
-        kept = [*df.columns, "_xr_g", "_xr_s", "_xr_k", *envelopes, *carried]
-        stage2: list[Column | str] = [*kept, *attrs, *self._option_names()]
-        flags: list[Column | str] = [
+        kept = [*columns, "_xr_g", "_xr_s", "_xr_k", *envelopes, *carried]
+        stage2: list[Any] = [*map(S.col, kept), *attrs, *map(S.col, options)]
+        flags: list[Any] = [
             "*",
             self._is_ce().alias("_xr_ce"),
             self._ce_ok().alias("_xr_ce_ok"),
         ]
-        guard = F.col("_xr_g") >= 0
-        match = F.when(guard, self._match()).alias("_xr_m")
-        stage3: list[Column | str] = ["*", match, *self._typed_columns()]
-        # the wrapped payload text, computed in a code-generated stage (inside ``from_json``
-        # its child expressions would be interpreted row by row)
-        text_of_matched = F.when(
-            F.col("_xr_m").isNotNull(), _wrapped(self._data_text())
+        guard = S.col("_xr_g") >= 0
+        match = S.when(guard, self._match()).alias("_xr_m")
+        typed = self._typed_columns()
+        stage3: list[Any] = ["*", match, *(c.alias(n) for n, c in typed.items())]
+        # the wrapped payload text, computed in a code-generated stage (see ``_xr_w``)
+        text_of_matched = S.when(
+            S.col("_xr_m").isNotNull(), _wrapped(self._data_text())
         )
-        stage4: list[Column | str] = [
+        stage4: list[Any] = [
             "*",
             self._error_before_parse().alias("_xr_e0"),
             text_of_matched.alias("_xr_txt"),
             self._recheck().alias("_xr_rc"),
-            F.spark_partition_id().alias("_xr_b"),
+            S.fn("spark_partition_id").alias("_xr_b"),
+        ]
+        names = [
+            *kept,
+            *("_xr_a_" + n for n in self.attr_names),
+            *options,
+            "_xr_ce",
+            "_xr_ce_ok",
+            "_xr_m",
+            *typed,
+            "_xr_e0",
+            "_xr_txt",
+            "_xr_rc",
+            "_xr_b",
         ]
         arrow = self._arrow_groups()
         if arrow:
             # the payload bytes of the rows the ``mapInArrow`` step decodes
             indexes = sorted({i for _, ix, _ in arrow for i in ix})
-            wanted = _isin_indexes("_xr_m", indexes) & F.col("_xr_e0").isNull()
-            stage4.append(F.when(wanted, self._data_bytes()).alias("_xr_bin"))
-        guard = (F.col("_xr_b") >= 0) & F.col("_xr_e0").isNull()
-        stage5: list[Column | str] = ["*", *self._parse_columns(guard)]
+            wanted = _isin_indexes("_xr_m", indexes) & S.col("_xr_e0").isNull()
+            stage4.append(S.when(wanted, self._data_bytes()).alias("_xr_bin"))
+            names += ["_xr_bin", *(name for name, _, _ in arrow)]
+        guard = (S.col("_xr_b") >= 0) & S.col("_xr_e0").isNull()
+        parsed = self._parse_columns(guard)
+        stage5: list[Any] = ["*", *(c for _, c in parsed)]
+        names += [name for name, _ in parsed]
         if self.envelopes is not None:
             # the rows whose typed ``data`` did not fit, parsed again with ``data`` as text:
             # is the envelope valid JSON? (see ``_env_ok``)
-            again = F.col("_xr_rc") & (F.col("_xr_b") >= 0)
+            again = S.col("_xr_rc") & (S.col("_xr_b") >= 0)
             envelope = _parse_wrapped(_wrapped(text), self._envelope_type(_S))
-            stage5.append(F.when(again, envelope).alias("_xr_rp"))
-        # the names after stage 5 (asked of Spark once), less the ones no later stage reads
-        for stage in (lookups, stage1, stage2, flags, stage3, stage4):
-            df = df.select(*stage)
-        if arrow:  # the columns the ``mapInArrow`` step adds
-            placeholders = [
-                F.lit(None).cast(self._arrow_result_type(spec)).alias(name)
-                for name, _, spec in arrow
-            ]
-            df = df.select("*", *placeholders)
-        df = df.select(*stage5)
+            stage5.append(S.when(again, envelope).alias("_xr_rp"))
+            names.append("_xr_rp")
         drop = {"_xr_ce", "_xr_ce_ok", "_xr_b", "_xr_txt", "_xr_e0", "_xr_x", "_xr_bin"}
         if self.envelopes is None:
             drop |= {"_xr_s", "_xr_k", *envelopes, "_xr_rc"}
-        keep = [c for c in df.columns if c not in drop]
+        keep = [S.col(c) for c in names if c not in drop]
         # ``spark_partition_id()`` keeps the output filters (on ``_xr_e``) above this stage, so
         # the error is computed once, here. Pushed below it, a filter would carry the error
         # expression itself: Spark then infers a second copy of it from the ``_xr_m`` test
         # beside it (two evaluations per good row and twice the generated code), and pushed
         # further it would inline the payload parse into the filter and evaluate it twice
-        error = F.when(F.spark_partition_id() >= 0, self._error())
-        final: list[Column | str] = [*keep, error.alias("_xr_e")]
-        stages = [lookups, stage1, stage2, flags, stage3, stage4, stage5, final]
-        out: list[list[Column] | None] = [self._columns(stage) for stage in stages]
+        error = S.when(S.fn("spark_partition_id") >= 0, self._error())
+        final: list[Any] = [*keep, error.alias("_xr_e")]
+        out: list[list[Any] | None] = [
+            lookups,
+            stage1,
+            stage2,
+            flags,
+            stage3,
+            stage4,
+            stage5,
+            final,
+        ]
         if arrow:
             out.insert(6, None)
         return out
@@ -1461,15 +1465,9 @@ class SparkDecoder:
                 return t.dtype
         raise KeyError(name)
 
-    def _option_names(self) -> list[str]:
-        return list(self._option_map())
-
-    def _option_columns(self) -> list[Column]:
-        return [col.alias(name) for name, col in self._option_map().items()]
-
-    def _option_map(self) -> dict[str, Column]:
+    def _option_map(self) -> dict[str, X]:
         """Option column name -> its expression, for every readable option of the targets."""
-        cols: dict[str, Column] = {}
+        cols: dict[str, X] = {}
         for t in self.targets:
             paths = [o.path for o in t.options] + [
                 p for p, _, _ in t.templates if isinstance(p, tuple)
@@ -1481,50 +1479,50 @@ class SparkDecoder:
                     cols[name] = col
         return cols
 
-    def _source(self, ref: str | tuple[str, ...]) -> Column | None:
+    def _source(self, ref: str | tuple[str, ...]) -> X | None:
         if isinstance(ref, str):
-            return F.col("_xr_a_" + ref)
+            return S.col("_xr_a_" + ref)
         if self.wire.option(ref) is None:
             return None
-        return F.col("_xr_o_" + "_".join(ref))
+        return S.col("_xr_o_" + "_".join(ref))
 
-    def _attr(self, name: str) -> Column:
-        return F.col("_xr_a_" + name)
+    def _attr(self, name: str) -> X:
+        return S.col("_xr_a_" + name)
 
-    def _is_ce(self) -> Column:
+    def _is_ce(self) -> X:
         present = [self._attr(n).isNotNull() for n in _REQUIRED]
-        return F.col("_xr_s") | _any(present)
+        return S.col("_xr_s") | _any(present)
 
-    def _ce_ok(self) -> Column:
+    def _ce_ok(self) -> X:
         """A well-formed CloudEvent: parsed, ``specversion`` 1.0, non-empty core attributes."""
         ok = (self._attr("specversion") == "1.0") & ~self.wire.unsupported()
         for name in _REQUIRED[1:]:
             ok = ok & self._attr(name).isNotNull() & (self._attr(name) != "")
-        return F.coalesce(ok & (~F.col("_xr_s") | self._env_ok()), F.lit(False))
+        return S.coalesce(ok & (~S.col("_xr_s") | self._env_ok()), S.lit(False))
 
     # -- the parsed envelope of structured rows --------------------------------------------------
 
-    def _env_columns(self) -> list[tuple[int, Column]]:
+    def _env_columns(self) -> list[tuple[int, X]]:
         """(variant, parsed envelope column) of each envelope variant."""
-        return [(j, F.col(name)) for j, name, _ in self._envelope_variants()]
+        return [(j, S.col(name)) for j, name, _ in self._envelope_variants()]
 
-    def _env_column(self, variant: int) -> Column | None:
+    def _env_column(self, variant: int) -> X | None:
         """The parsed envelope column of ``variant`` (``None``: no row selects it)."""
         return dict(self._env_columns()).get(variant)
 
-    def _env_attr(self, name: str) -> Column:
+    def _env_attr(self, name: str) -> X:
         """The text of attribute ``name`` in a structured row's envelope (whichever variant)."""
         values = [env["v"][name] for _, env in self._env_columns()]
-        return values[0] if len(values) == 1 else F.coalesce(*values)
+        return values[0] if len(values) == 1 else S.coalesce(*values)
 
-    def _by_variant(self, pick: Callable[[int, Column], Column]) -> Column:
+    def _by_variant(self, pick: Callable[[int, X], X]) -> X:
         """``pick(variant, envelope)`` for the variant a structured row was parsed with."""
         envs = self._env_columns()
         if len(envs) == 1:
             return pick(*envs[0])
-        return _case([(F.col("_xr_k") == j, pick(j, env)) for j, env in envs])
+        return _case([(S.col("_xr_k") == j, pick(j, env)) for j, env in envs])
 
-    def _env_ok(self) -> Column:
+    def _env_ok(self) -> X:
         """Whether a structured row's envelope parsed as one JSON object.
 
         With ``data`` as text any parse error marks the row (``_unparsed``). With a typed
@@ -1538,28 +1536,28 @@ class SparkDecoder:
             lambda j, env: ~_unparsed(env) if j == 0 else _typed_read(env)
         )
 
-    def _recheck(self) -> Column:
+    def _recheck(self) -> X:
         """Whether a row's verdict depends on whether its envelope is valid JSON: read as an
         object with a typed ``data`` that did not fit (see :meth:`_env_ok`). The payload
         parse stage parses these rows again with ``data`` as text (``_xr_rp``); an
         unsupported content mode (HTTP batch) is reported before any JSON error."""
 
-        def ambiguous(j: int, env: Column) -> Column:
+        def ambiguous(j: int, env: X) -> X:
             if j == 0:
-                return F.lit(False)
+                return S.lit(False)
             return _typed_read(env) & env[_CORRUPT].isNotNull()
 
         if self.envelopes is None:
-            return F.lit(False)
+            return S.lit(False)
         checked = self._by_variant(ambiguous) & ~self.wire.unsupported()
-        return F.coalesce(F.col("_xr_s") & checked, F.lit(False))
+        return S.coalesce(S.col("_xr_s") & checked, S.lit(False))
 
-    def _typed_envelope(self, t: _Target) -> Column | None:
+    def _typed_envelope(self, t: _Target) -> X | None:
         """The envelope column of ``t``'s variant when it has a typed ``data``."""
         j = self._typed_variant(t)
         return self._env_column(j) if j else None
 
-    def _payload(self, t: _Target) -> tuple[Column, Column]:
+    def _payload(self, t: _Target) -> tuple[X, X]:
         """(the payload value, whether it is not a valid value of ``t``'s type) of a row
         matched to ``t`` (``t`` has a payload type); one pair per parse group and variant.
         """
@@ -1571,40 +1569,40 @@ class SparkDecoder:
         """What :meth:`_payload` depends on: (parse group column, typed envelope variant)."""
         return self.groups[self._group_key(t)], self._typed_variant(t)
 
-    def _build_payload(self, t: _Target) -> tuple[Column, Column]:
-        parsed = F.col(self.groups[self._group_key(t)])
+    def _build_payload(self, t: _Target) -> tuple[X, X]:
+        parsed = S.col(self.groups[self._group_key(t)])
         env = self._typed_envelope(t)
         if env is None:
             return parsed["v"], _unparsed(parsed)
         # structured rows: ``data`` from the envelope, else the ``data_base64`` parse
         data = env["v"]["data"]
-        inline = F.col("_xr_s") & data.isNotNull()
-        value = F.when(inline, data).otherwise(parsed["v"])
-        bad = F.when(
-            F.col("_xr_s"),
+        inline = S.col("_xr_s") & data.isNotNull()
+        value = S.when(inline, data).otherwise(parsed["v"])
+        bad = S.when(
+            S.col("_xr_s"),
             env[_CORRUPT].isNotNull() | (data.isNull() & _unparsed(parsed)),
         ).otherwise(_unparsed(parsed))
         return value, bad
 
-    def _condition(self, t: _Target, by_type: bool = True) -> Column:
+    def _condition(self, t: _Target, by_type: bool = True) -> X:
         """Whether a row passes ``t``'s checks; without its literal ``type`` unless ``by_type``.
 
         Everything it checks besides that ``type`` is in :meth:`_checks_key`.
         """
-        conds: list[Column] = []
+        conds: list[X] = []
         if t.ce:
-            conds.append(F.col("_xr_ce_ok"))
+            conds.append(S.col("_xr_ce_ok"))
             if by_type and t.literal_type is not None:
                 conds.append(self._attr("type") == t.literal_type)
         else:
-            conds.append(~F.col("_xr_ce"))
+            conds.append(~S.col("_xr_ce"))
         conds += [self._attr(n).isNotNull() for n in t.required]
         conds += [self._attr(n) == v for n, v in t.constants]
         if t.content_type is not None:
             raw = self._attr("datacontenttype")
-            media = F.coalesce(_media(raw), F.lit("application/json"))
+            media = S.coalesce(_media(raw), S.lit("application/json"))
             # the exact media type first: ``_media`` lower-cases (ICU, per row)
-            same = F.when(raw == t.content_type, F.lit(True)).otherwise(
+            same = S.when(raw == t.content_type, S.lit(True)).otherwise(
                 media == t.content_type
             )
             conds.append(same)
@@ -1615,26 +1613,26 @@ class SparkDecoder:
                 bytearray(b"\x00" + i.to_bytes(4, "big"))
                 for i in sorted(spec.schema_ids)
             ]
-            conds.append(F.substring(self._data_bytes(), 1, 5).isin(headers))
+            conds.append(S.fn("substring", self._data_bytes(), 1, 5).isin(headers))
         for opt in t.options:
             col = self.wire.option(opt.path)
             if col is not None:
                 conds.append(
-                    F.col("_xr_o_" + "_".join(opt.path)) == _canonical(opt.value)
+                    S.col("_xr_o_" + "_".join(opt.path)) == _canonical(opt.value)
                 )
-        seen: dict[str, Column] = {}
+        seen: dict[str, X] = {}
         for ref, regex, names in t.templates:
             src = self._source(ref)
             if src is None:
                 continue
             conds.append(src.rlike(regex))
             for i, name in enumerate(names):
-                value = F.regexp_extract(src, regex, i + 1)
+                value = S.fn("regexp_extract", src, regex, i + 1)
                 if name in seen:
                     conds.append(seen[name] == value)
                 else:
                     seen[name] = value
-        return F.coalesce(_all(conds), F.lit(False))
+        return S.coalesce(_all(conds), S.lit(False))
 
     def _checks_key(self, t: _Target) -> tuple[object, ...]:
         """What :meth:`_condition` checks besides a literal ``type``: equal keys, equal checks."""
@@ -1651,7 +1649,7 @@ class SparkDecoder:
             tuple(t.templates),
         )
 
-    def _match(self) -> Column:
+    def _match(self) -> X:
         """The index of the first target whose checks a row passes (``NULL``: none).
 
         One ``CASE`` branch per :meth:`_match_entries` entry; an entry of several types looks
@@ -1660,10 +1658,10 @@ class SparkDecoder:
         big for the JVM to compile (over 8,000 bytes of bytecode: it runs interpreted) and
         routing took ~2x as long as for one type.
         """
-        branches: list[tuple[Column, Column]] = []
+        branches: list[tuple[X, X]] = []
         for t, types in self._match_entries():
             if len(types) <= 1:
-                branches.append((self._condition(t), F.lit(t.index)))
+                branches.append((self._condition(t), S.lit(t.index)))
             else:
                 index = _type_lookup(types, self._attr("type"))
                 condition = index.isNotNull() & self._condition(t, by_type=False)
@@ -1701,7 +1699,7 @@ class SparkDecoder:
             holder[ce_type] = at
         return entries
 
-    def _typed_columns(self) -> list[Column]:
+    def _typed_columns(self) -> dict[str, X]:
         cols = {
             f"_xr_t_{name}_{kind}": _typed(self._attr(name), kind)
             for name, kind in _CORE_KINDS.items()
@@ -1712,75 +1710,84 @@ class SparkDecoder:
                     cols.setdefault(
                         f"_xr_t_{name}_{kind}", _typed(self._attr(name), kind)
                     )
-        return [c.alias(n) for n, c in cols.items()]
+        return cols
 
-    def _data_text(self) -> Column:
+    def _data_text(self) -> X:
         """The payload text to parse: binary rows' payload; for a structured row ``data``
         (an envelope parsed with ``data`` as text) or the text of ``data_base64``."""
 
-        def text(j: int, env: Column) -> Column:
+        def text(j: int, env: X) -> X:
             v = env["v"]
-            from_b64 = _text(F.try_to_binary(v["data_base64"], F.lit("base64")))
+            from_b64 = _text(S.fn("try_to_binary", v["data_base64"], "base64"))
             if j == 0:
-                return F.coalesce(v["data"], from_b64)
-            return F.when(v["data"].isNull(), from_b64)  # else parsed with the envelope
+                return S.coalesce(v["data"], from_b64)
+            return S.when(v["data"].isNull(), from_b64)  # else parsed with the envelope
 
         structured = self._by_variant(text)
-        return F.when(F.col("_xr_s"), structured).otherwise(
+        return S.when(S.col("_xr_s"), structured).otherwise(
             _text(self.wire.payload_bytes())
         )
 
-    def _data_bytes(self) -> Column:
+    def _data_bytes(self) -> X:
         text_data = self._env_column(0)  # the envelope with ``data`` as text
         if text_data is None:  # no structured row selects it
             return self.wire.payload_bytes()
         env = text_data["v"]
-        return F.when(
-            F.col("_xr_s"),
-            F.coalesce(
-                F.try_to_binary(env["data_base64"], F.lit("base64")),
+        return S.when(
+            S.col("_xr_s"),
+            S.coalesce(
+                S.fn("try_to_binary", env["data_base64"], "base64"),
                 env["data"].cast("binary"),
             ),
         ).otherwise(self.wire.payload_bytes())
 
-    def _variant_of(self, ce_type: Column) -> Column | None:
+    def _variant_of(self, ce_type: X) -> X | None:
         """The envelope variant that a CloudEvents ``type`` selects (:meth:`_envelope_choice`);
         ``None`` when there is one variant (or envelopes are read with ``data`` as text).
         """
         if self.envelopes is None or len(self._used_variants()) == 1:
             return None
         types, default = self.envelopes
-        return F.coalesce(_type_lookup(types, ce_type), F.lit(default))
+        return S.coalesce(_type_lookup(types, ce_type), S.lit(default))
 
-    def _parse_columns(self, guard: Column) -> list[Column]:
-        cols = []
+    def _parse_columns(self, guard: X) -> list[tuple[str, Any]]:
+        """(name, expression) of each payload parse group's column; a native Avro /
+        Protobuf group's is a ``Column`` (``from_avro`` / ``from_protobuf``)."""
+        cols: list[tuple[str, Any]] = []
         for (kind, _), name in self.groups.items():
             members = [
                 t for t in self.targets if self.groups[self._group_key(t)] == name
             ]
             when = _isin_indexes("_xr_m", [t.index for t in members]) & guard
             sample = members[0]
-            if kind == "bytes":
-                value = self._data_bytes()
-            elif kind in _BINARY_FORMATS:
+            if kind in _BINARY_FORMATS:
                 if self.payloads == "arrow":
                     continue  # the ``mapInArrow`` step added the column
-                value = self._parse_native(self.specs[sample.index])
+                from pyspark.sql import functions as F
+
+                native = self._parse_native(self.specs[sample.index])
+                cols.append((name, F.when(when.column(), native).alias(name)))
+                continue
+            if kind == "bytes":
+                value = self._data_bytes()
             else:
-                value = _parse_wrapped(F.col("_xr_txt"), sample.dtype)
-            cols.append(F.when(when, value).alias(name))
+                value = _parse_wrapped(S.col("_xr_txt"), sample.dtype)
+            cols.append((name, S.when(when, value).alias(name)))
         return cols
 
-    def _parse_native(self, spec: PayloadSpec) -> Column:
+    def _parse_native(self, spec: PayloadSpec) -> Any:
         """``from_avro`` / ``from_protobuf`` of the row's payload bytes (framing stripped and
-        checked) as the result struct of a JSON parse (``v``, ``_xr_end``, ``_xr_corrupt``).
+        checked) as the result struct of a JSON parse (``v``, ``_xr_end``, ``_xr_corrupt``):
+        a ``Column``, as ``pyspark.sql.avro`` / ``pyspark.sql.protobuf`` build them.
         """
+        from pyspark.sql import functions as F
+
         data = self._data_bytes()
         if spec.format == "protobuf":
             from pyspark.sql.protobuf.functions import from_protobuf
 
             decoded = from_protobuf(
-                data,
+                data.column(),
                 spec.message,
                 options={"mode": "PERMISSIVE", "emit.default.values": "true"},
                 binaryDescriptorSet=spec.descriptors,
@@ -1789,25 +1796,29 @@ class SparkDecoder:
         else:
             from pyspark.sql.avro.functions import from_avro
 
-            ok = F.lit(True)
+            ok = S.lit(True)
             if spec.framing == "single-object":
                 header = bytearray(_SINGLE_OBJECT + spec.fingerprint)
-                ok = F.substring(data, 1, 10) == F.lit(header)
-                data = F.substring(data, 11, _MAX_INT)
+                ok = S.fn("substring", data, 1, 10) == header
+                data = S.fn("substring", data, 11, _MAX_INT)
             elif spec.framing == "confluent":
-                ok = (F.length(data) >= 5) & (
-                    F.substring(data, 1, 1) == F.lit(bytearray(1))
+                ok = (S.fn("length", data) >= 5) & (
+                    S.fn("substring", data, 1, 1) == bytearray(1)
                 )
-                data = F.substring(data, 6, _MAX_INT)
-            decoded = from_avro(F.when(ok, data), spec.schema, {"mode": "PERMISSIVE"})
+                data = S.fn("substring", data, 6, _MAX_INT)
+            decoded = from_avro(
+                S.when(ok, data).column(), spec.schema, {"mode": "PERMISSIVE"}
+            )
             # PERMISSIVE from_avro gives a record whose fields are all null for bytes it
             # cannot read (not a null record), so that is what marks a corrupt row. A valid
             # record with every field null is dead-lettered too (possible only when all
             # are nullable).
-            corrupt = decoded.isNull() | ~F.coalesce(ok, F.lit(False))
+            corrupt = decoded.isNull() | ~S.coalesce(ok, False).column()
             names = spec.dtype.get("fields") if isinstance(spec.dtype, dict) else None
             if names:
-                corrupt = corrupt | _all(decoded[f["name"]].isNull() for f in names)
+                corrupt = corrupt | functools.reduce(
+                    operator.and_, (decoded[f["name"]].isNull() for f in names)
+                )
         return F.struct(
             decoded.alias("v"),
             F.lit(True).alias(_END),
@@ -1871,15 +1882,15 @@ class SparkDecoder:
 
     # -- errors --------------------------------------------------------------------------------
 
-    def _pre_error(self) -> Column:
+    def _pre_error(self) -> X:
         """Why a row matched no definition."""
-        s = F.col("_xr_s")
+        s = S.col("_xr_s")
         bad_json = s & ~self._env_ok()
         branches = [
             (self.wire.unsupported(), _err(DECODE_ERROR, "unsupported-format")),
             (bad_json, _err(DECODE_ERROR, "invalid-json")),
         ]
-        ce = F.col("_xr_ce")
+        ce = S.col("_xr_ce")
         for name in _REQUIRED:
             missing = self._attr(name).isNull() | (self._attr(name) == "")
             branches.append(
@@ -1893,12 +1904,12 @@ class SparkDecoder:
         )
         typed = [t.defn.type for t in self.targets if t.ce and t.defn.type is not None]
         untyped = any(t.ce and t.defn.type is None for t in self.targets)
-        described = F.concat(F.lit("type "), F.coalesce(self._attr("type"), F.lit("?")))
+        described = S.concat("type ", S.coalesce(self._attr("type"), "?"))
         if not untyped:
             unknown = (
                 _type_lookup(dict.fromkeys(typed, 0), self._attr("type")).isNull()
                 if typed
-                else F.lit(True)
+                else S.lit(True)
             )
             branches.append((ce & unknown, _err(UNKNOWN_TYPE, described)))
         plain = any(not t.ce for t in self.targets)
@@ -1906,18 +1917,18 @@ class SparkDecoder:
             branches.append((~ce, _err(UNKNOWN_TYPE, "not a CloudEvent")))
         return _case(branches, _err(NO_MATCH, described))
 
-    def _target_error(self, targets: Sequence[_Target]) -> Column:
+    def _target_error(self, targets: Sequence[_Target]) -> X:
         """Why a row matched to one of ``targets`` is not good, as far as known before its
         payload parse: attribute types, content type and presence of data (``NULL`` when
         all pass). The targets have the same :meth:`_target_checks`; where their rows were
         parsed with different envelope variants, presence of data is read per variant.
         """
         t = targets[0]
-        branches: list[tuple[Column, Column]] = []
+        branches: list[tuple[X, X]] = []
         kinds, has_payload, binary = self._target_checks(t)
         for name, kind in kinds:
             raw = self._attr(name)
-            bad = raw.isNotNull() & F.col(f"_xr_t_{name}_{kind}").isNull()
+            bad = raw.isNotNull() & S.col(f"_xr_t_{name}_{kind}").isNull()
             branches.append((bad, _err(DECODE_ERROR, f"invalid-attribute: {name}")))
         if has_payload:
             ct = self._attr("datacontenttype")
@@ -1926,14 +1937,14 @@ class SparkDecoder:
                     ct.isNull() | (ct == "application/json") | ct.rlike(_JSON_MEDIA)
                 )
             else:  # the definition's content type matched: its format
-                json_ct = F.lit(True)
+                json_ct = S.lit(True)
             branches.append((~json_ct, _err(VALIDATION_ERROR, "unsupported-format")))
             structured = self._by_targets(
                 targets,
                 self._typed_variant,
                 lambda ts: self._structured_no_data(self._typed_variant(ts[0])),
             )
-            raw = F.when(F.col("_xr_s"), structured).otherwise(
+            raw = S.when(S.col("_xr_s"), structured).otherwise(
                 self.wire.payload_bytes().isNull()
             )
             branches.append((raw, _err(VALIDATION_ERROR, "no data")))
@@ -1959,21 +1970,21 @@ class SparkDecoder:
         j = self.variant[t.index]
         return j if t.ce and j > 0 else 0
 
-    def _structured_no_data(self, variant: int) -> Column:
+    def _structured_no_data(self, variant: int) -> X:
         """Whether a structured row parsed with envelope ``variant`` (0: ``data`` as text,
         see :meth:`_typed_variant`) has neither ``data`` nor ``data_base64`` (a typed
         ``data`` that did not fit the payload type is there: a payload error)."""
         env = self._env_column(variant) if variant else None
         if env is None:
-            env = F.col(self._envelope_variants()[0][1])
+            env = S.col(self._envelope_variants()[0][1])
             return env["v"]["data"].isNull() & env["v"]["data_base64"].isNull()
         v = env["v"]
         return v["data"].isNull() & v["data_base64"].isNull() & env[_CORRUPT].isNull()
 
-    def _payload_error(self, t: _Target) -> Column:
+    def _payload_error(self, t: _Target) -> X:
         """Why the parsed payload of a row matched to ``t`` is not good (``NULL`` when it is)."""
         if t.dtype is None:
-            return F.lit(None)
+            return S.lit(None)
         value, bad = self._payload(t)
         branches = [(bad, _err(VALIDATION_ERROR, "invalid payload"))]
         for cond, path in _missing_fields(value, t.dtype, ""):
@@ -1984,8 +1995,8 @@ class SparkDecoder:
         self,
         targets: Sequence[_Target],
         key: Callable[[_Target], object],
-        build: Callable[[list[_Target]], Column],
-    ) -> Column:
+        build: Callable[[list[_Target]], X],
+    ) -> X:
         """``build(group)`` for the group of ``targets`` (equal ``key``) that a matched row's
         ``_xr_m`` is in: one ``CASE`` branch per group, no test with one group (the caller
         only asks for rows matched to one of ``targets``).
@@ -2003,27 +2014,27 @@ class SparkDecoder:
         ]
         return branches[0][1] if len(branches) == 1 else _case(branches)
 
-    def _error_before_parse(self) -> Column:
+    def _error_before_parse(self) -> X:
         """The error of a row known before its payload parse (``NULL``: none yet)."""
         matched = self._by_targets(
             self.targets, self._target_checks, self._target_error
         )
-        error = F.when(F.col("_xr_m").isNull(), self._pre_error()).otherwise(matched)
+        error = S.when(S.col("_xr_m").isNull(), self._pre_error()).otherwise(matched)
         variant = self._variant_of(self._attr("type"))
         if variant is not None:
             # the strict ``type`` selects another envelope variant than the text read
             # before the parse did: only a ``type`` member repeated with another value
-            other = F.col("_xr_s") & (variant != F.col("_xr_k"))
+            other = S.col("_xr_s") & (variant != S.col("_xr_k"))
             duplicate = _err(DECODE_ERROR, "duplicate-attribute: type")
-            error = F.when(F.col("_xr_m").isNotNull() & other, duplicate).otherwise(
+            error = S.when(S.col("_xr_m").isNotNull() & other, duplicate).otherwise(
                 error
             )
         if self.wire.attribute_invalid(self.attr_names) is None:
             return error
         encoding = _err(DECODE_ERROR, "invalid-encoding")
-        return F.when(F.col("_xr_x"), encoding).otherwise(error)
+        return S.when(S.col("_xr_x"), encoding).otherwise(error)
 
-    def _error(self) -> Column:
+    def _error(self) -> X:
         """The error struct of a row (``NULL`` when good)."""
         # a row without an error before the parse is matched; targets whose payload is
         # read and checked alike (same parse group, see ``_payload``) share a branch
@@ -2032,53 +2043,57 @@ class SparkDecoder:
             lambda t: (self._group_key(t), t.ce),
             lambda ts: self._payload_error(ts[0]),
         )
-        error = F.coalesce(F.col("_xr_e0"), payload)
+        error = S.coalesce(S.col("_xr_e0"), payload)
         if self.envelopes is None:
             return error
         # a typed ``data`` that did not fit in an envelope that is not valid JSON either
-        invalid = F.col("_xr_rc") & _unparsed(F.col("_xr_rp"))
-        return F.when(invalid, _err(DECODE_ERROR, "invalid-json")).otherwise(error)
+        invalid = S.col("_xr_rc") & _unparsed(S.col("_xr_rp"))
+        return S.when(invalid, _err(DECODE_ERROR, "invalid-json")).otherwise(error)
 
     # -- outputs -------------------------------------------------------------------------------
 
     def split(self, routed: DataFrame) -> tuple[Outputs, DataFrame]:
         """(message id -> typed DataFrame, dead-letter DataFrame) from :meth:`route`'s frame.
 
-        The typed DataFrames are built when first looked up (see :class:`Outputs`).
+        The typed DataFrames are built when first looked up (see :class:`Outputs`): each is
+        ``where(_xr_m = <its index>)`` on one frame per output shape (the good rows with
+        that shape's columns, built once per routed frame), a single call into the JVM.
         """
         columns = tuple(routed.columns)
+        shapes: dict[tuple[Any, ...], DataFrame] = {}
+        good = self._good()
 
         def output(message_id: str) -> DataFrame:
             t = self._by_id[message_id]
-            return routed.where(self._output_filter(t)).select(*self._output_columns(t))
+            key, select = self._output_columns(t)
+            shape = shapes.get(key)
+            if shape is None:
+                shape = shapes[key] = _apply(routed.where(good.sql), select)
+            # ``_xr_m`` is not a column of the shape: Spark resolves it below its select
+            return shape.where(self._output_filter(t).sql)
 
         condition, select = self._memo(("dead", columns), lambda: self._dead(columns))
-        return Outputs(self._by_id, output), routed.where(condition).select(*select)
+        return Outputs(self._by_id, output), _apply(routed.where(condition.sql), select)
 
-    def _output_filter(self, t: _Target) -> Column:
-        """The rows of ``t``'s output, built once per target: each Column operation costs
-        about ten calls into the JVM (PySpark 4 records its Python call site), which every
-        micro-batch would otherwise pay again for every output it writes."""
-        return self._memo(
-            ("where", t.index),
-            lambda: self._good() & (F.col("_xr_m") == t.index),
-        )
+    def _output_filter(self, t: _Target) -> X:
+        """The rows of ``t``'s output among the good rows of its shape."""
+        return S.col("_xr_m") == t.index
 
-    def _good(self) -> Column:
+    def _good(self) -> X:
         """Whether a routed row is good (it has no error): it lands in a typed output."""
-        return self._memo(("good",), lambda: F.col("_xr_e").isNull())
+        return S.col("_xr_e").isNull()
 
-    def _dead(self, columns: tuple[str, ...]) -> tuple[Column, list[Column]]:
+    def _dead(self, columns: tuple[str, ...]) -> tuple[X, list[X]]:
         """(filter, select list) of the dead letters of a routed frame with ``columns``."""
-        dead = self._columns(c for c in columns if not c.startswith("_xr_"))
+        dead = [S.col(c) for c in columns if not c.startswith("_xr_")]
         dead += [
-            F.col("_xr_e.reason").alias("reason"),
-            F.col("_xr_e.detail").alias("detail"),
+            S.col("_xr_e")["reason"].alias("reason"),
+            S.col("_xr_e")["detail"].alias("detail"),
         ]
         return ~self._good(), dead
 
-    def _output_columns(self, t: _Target) -> list[Column]:
-        """The select list of ``t``'s output; targets of the same shape share one."""
+    def _output_columns(self, t: _Target) -> tuple[tuple[Any, ...], list[X]]:
+        """(shape key, select list) of ``t``'s output; targets of the same shape share one."""
         attrs = tuple(
             (name, _CORE_KINDS.get(name) or t.kinds.get(name, "string"))
             for name in _CORE + tuple(n for n in t.kinds if n not in _CORE)
@@ -2090,21 +2105,21 @@ class SparkDecoder:
             self._payload_key(t),
             tuple(t.templates),
         )
-        return self._memo(key, lambda: self._build_output_columns(t, attrs))
+        return key, self._memo(key, lambda: self._build_output_columns(t, attrs))
 
     def _build_output_columns(
         self, t: _Target, attrs: tuple[tuple[str, str], ...]
-    ) -> list[Column]:
-        cols: list[Column] = []
+    ) -> list[X]:
+        cols: list[X] = []
         names: list[str] = []
         for name, kind in attrs:
             if kind in _TYPED_KINDS:
-                cols.append(F.col(f"_xr_t_{name}_{kind}").alias(name))
+                cols.append(S.col(f"_xr_t_{name}_{kind}").alias(name))
             else:
                 cols.append(self._attr(name).alias(name))
             names.append(name)
         if t.dtype is None:
-            data = F.col(self.groups[self._group_key(t)])
+            data = S.col(self.groups[self._group_key(t)])
         else:
             data = self._payload(t)[0]
         cols.append(data.alias("data"))
@@ -2113,25 +2128,25 @@ class SparkDecoder:
             cols.append(self._params(t).alias("params"))
             names.append("params")
         for name in self.wire.lineage:
-            cols.append(F.col(name).alias("_" + name if name in names else name))
+            cols.append(S.col(name).alias("_" + name if name in names else name))
         return cols
 
-    def _params(self, t: _Target) -> Column:
+    def _params(self, t: _Target) -> X:
         """The struct of ``t``'s placeholder values (percent-decoded), one per template set."""
         key = ("params", tuple(t.templates))
         return self._memo(key, lambda: self._build_params(t))
 
-    def _build_params(self, t: _Target) -> Column:
-        fields: dict[str, Column] = {}
+    def _build_params(self, t: _Target) -> X:
+        fields: dict[str, X] = {}
         for ref, regex, names in t.templates:
             src = self._source(ref)
             if src is None:
                 continue
             for i, name in enumerate(names):
                 if name not in fields:
-                    raw = F.regexp_extract(src, regex, i + 1)
-                    fields[name] = _pct_decoded(raw).alias(name)
-        return F.struct(*fields.values())
+                    raw = S.fn("regexp_extract", src, regex, i + 1)
+                    fields[name] = _pct_decoded(raw)
+        return S.named_struct(list(fields.items()))
 
     def decode(self, df: DataFrame) -> tuple[Outputs, DataFrame]:
         """:meth:`split` of :meth:`route`: lazy frames (see the module note on persisting)."""
@@ -2174,14 +2189,9 @@ class SparkDecoder:
         """(the target indexes of the good rows, whether there are dead letters) of a
         routed frame; on a persisted frame this job fills the cache."""
         good = self._good()
-        select = self._memo(
-            ("present",),
-            lambda: [
-                F.collect_set(F.when(good, F.col("_xr_m"))).alias("m"),
-                F.coalesce(F.max(~good), F.lit(False)).alias("dead"),
-            ],
-        )
-        row = routed.agg(*select).head()
+        m = S.fn("collect_set", S.when(good, S.col("_xr_m"))).alias("m")
+        dead = S.coalesce(S.fn("max", ~good), False).alias("dead")
+        row = routed.selectExpr(m.sql, dead.sql).head()
         assert row is not None  # a global aggregate has one row
         return set(row["m"]), bool(row["dead"])
 
@@ -2195,19 +2205,34 @@ class SparkDecoder:
         """
         columns = tuple(routed.columns)
 
-        def build() -> list[Column]:
-            bad = F.col("_xr_e").isNotNull()
+        def build() -> list[X]:
+            bad = S.col("_xr_e").isNotNull()
             return [
                 (
-                    F.col(c)
+                    S.col(c)
                     if c.startswith("_xr_") or c in self.wire.lineage
-                    else F.when(bad, F.col(c)).alias(c)
+                    else S.when(bad, S.col(c)).alias(c)
                 )
                 for c in columns
             ]
 
         select = self._memo(("cacheable", columns), build)
-        return routed.select(*select).sortWithinPartitions("_xr_m")
+        return _apply(routed, select).sortWithinPartitions("_xr_m")
+
+
+def _apply(df: DataFrame, select: Sequence[Any]) -> DataFrame:
+    """``df`` with the ``select`` list (``"*"``, :class:`Expr` or, for the native Avro /
+    Protobuf expressions, ``Column``): one call into the JVM when all are SQL text."""
+    if all(isinstance(c, (str, X)) for c in select):
+        return df.selectExpr(*(c if isinstance(c, str) else c.sql for c in select))
+    from pyspark.sql import functions as F
+
+    return df.select(
+        *(
+            c if isinstance(c, str) else F.expr(c.sql) if isinstance(c, X) else c
+            for c in select
+        )
+    )
 
 
 def _spec_key(spec: PayloadSpec) -> str:
@@ -2225,7 +2250,7 @@ def _spec_key(spec: PayloadSpec) -> str:
     )
 
 
-def _wrapped(text: Column) -> Column:
+def _wrapped(text: X) -> X:
     """``{"v":<text>,"_xr_end":true}``: a payload (or envelope) as a member of a wrapper.
 
     ``from_json`` stops after the first JSON value of its input: text after it is ignored.
@@ -2235,21 +2260,21 @@ def _wrapped(text: Column) -> Column:
     :func:`_unparsed` rejects it as the codecs do. Not detected: text that goes on with
     members of the wrapper itself (``{"a":1},"b":2``), which no JSON writer produces.
     """
-    return F.concat(F.lit('{"v":'), text, F.lit(f',"{_END}":true}}'))
+    return S.concat('{"v":', text, f',"{_END}":true}}')
 
 
-def _typed_read(envelope: Column) -> Column:
+def _typed_read(envelope: X) -> X:
     """Whether an envelope parsed with a typed ``data`` was read as one JSON object (its
     corrupt-record field may be set: see ``SparkDecoder._env_ok``)."""
     return envelope.isNotNull() & envelope["v"].isNotNull() & envelope[_END].isNotNull()
 
 
-def _unparsed(parsed: Column) -> Column:
+def _unparsed(parsed: X) -> X:
     """Whether a :func:`_parse_wrapped` result is not one valid JSON value of its type."""
     return parsed.isNull() | parsed[_CORRUPT].isNotNull() | parsed[_END].isNull()
 
 
-def _parse_wrapped(wrapped: Column, dtype: DataType | None) -> Column:
+def _parse_wrapped(wrapped: X, dtype: DataType | None) -> X:
     """``from_json`` of :func:`_wrapped` text as ``struct<v, _xr_end, _xr_corrupt>``.
 
     Wrapping the payload puts the corrupt-record field beside it, so the payload itself is
@@ -2264,7 +2289,7 @@ def _parse_wrapped(wrapped: Column, dtype: DataType | None) -> Column:
             StructField(_CORRUPT, _S),
         ]
     )
-    return F.from_json(wrapped, wrapper, _PARSE)
+    return S.from_json(wrapped, wrapper, _PARSE)
 
 
 # ---------------------------------------------------------------------------------------------
