@@ -2057,19 +2057,26 @@ class SparkDecoder:
 
         The typed DataFrames are built when first looked up (see :class:`Outputs`): each is
         ``where(_xr_m = <its index>)`` on one frame per output shape (the good rows with
-        that shape's columns, built once per routed frame), a single call into the JVM.
+        that shape's columns, built once per routed frame): one call into the JVM and an
+        analysis as cheap as Spark's for any ``where``.
         """
         columns = tuple(routed.columns)
         shapes: dict[tuple[Any, ...], DataFrame] = {}
-        good = self._good()
+        good: list[DataFrame] = []
 
         def output(message_id: str) -> DataFrame:
             t = self._by_id[message_id]
             key, select = self._output_columns(t)
             shape = shapes.get(key)
             if shape is None:
-                shape = shapes[key] = _apply(routed.where(good.sql), select)
-            # ``_xr_m`` is not a column of the shape: Spark resolves it below its select
+                if not good:
+                    good.append(routed.where(self._good().sql))
+                # the output columns and ``_xr_m``, then the output columns alone: the
+                # ``where`` of each output names ``_xr_m``, which Spark finds in the select
+                # below the last one, a plain column list (cheap to analyse again)
+                full = _apply(good[0], [*select, S.col("_xr_m")])
+                names = [S.quote(n) for n in full.columns[:-1]]
+                shape = shapes[key] = full.selectExpr(*names)
             return shape.where(self._output_filter(t).sql)
 
         condition, select = self._memo(("dead", columns), lambda: self._dead(columns))
