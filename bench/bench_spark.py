@@ -233,13 +233,14 @@ def _checked(schema: Any) -> Any:
     return StructType([*schema.fields, StructField("_corrupt", StringType())])
 
 
-def _ok(attr: Callable[[str], Any], data: Any) -> Any:
-    """The hand-written decodes' obligations: a good row of type 0."""
+def _ok(attr: Callable[[str], Any], record: Any, data: Any) -> Any:
+    """The hand-written decodes' obligations: a good row of type 0 (``record``: the parsed
+    struct with the corrupt-record field; ``data``: the payload in it)."""
     from pyspark.sql import functions as F
 
     ok = (attr("specversion") == "1.0") & (attr("type") == "com.example.Type0")
     ok = ok & attr("id").isNotNull() & attr("source").isNotNull()
-    ok = ok & data.isNotNull() & data["_corrupt"].isNull()
+    ok = ok & record.isNotNull() & record["_corrupt"].isNull() & data.isNotNull()
     for name in REQUIRED:
         ok = ok & data[name].isNotNull()
     time = attr("time")
@@ -274,7 +275,7 @@ def native_one_type(df: Any, schema: Any) -> Any:
         F.spark_partition_id().alias("_g"),
     )
     d = F.col("d")
-    return parsed.where(_ok(F.col, d)).select(
+    return parsed.where(_ok(F.col, d, d)).select(
         *_typed_output(F.col, d.dropFields("_corrupt"))
     )
 
@@ -300,10 +301,7 @@ def native_structured(df: Any, schema: Any) -> Any:
         return e[name]
 
     data = e["data"]
-    ok = _ok(attr, e) & data.isNotNull()
-    for name in REQUIRED:
-        ok = ok & data[name].isNotNull()
-    return parsed.where(ok).select(*_typed_output(attr, data))
+    return parsed.where(_ok(attr, e, data)).select(*_typed_output(attr, data))
 
 
 def udf_one_type(df: Any, schema: Any) -> Any:

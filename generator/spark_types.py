@@ -43,6 +43,8 @@ CORE_ATTRIBUTES: tuple[tuple[str, str], ...] = (
     ("subject", "string"),
 )
 _REQUIRED_CORE = frozenset({"specversion", "id", "source", "type"})
+#: the CloudEvents Distributed Tracing extension attributes (the runtime decoder keeps them)
+TRACING = ("traceparent", "tracestate")
 _ATTR_TYPES = {
     "integer": "integer",
     "boolean": "boolean",
@@ -99,7 +101,9 @@ def attribute_type(kind: str) -> str:
 def event_schema(
     data_type: SparkType | None, extensions: Iterable[tuple[str, str]] = ()
 ) -> dict[str, Any]:
-    """The full event struct: core attributes, ``extensions`` ``(name, kind)``, then ``data``.
+    """The full event struct: core attributes, ``extensions`` ``(name, kind)``, the
+    Distributed Tracing extension's ``traceparent`` and ``tracestate`` (strings) unless
+    declared, then ``data``.
 
     ``data_type`` is the payload type (``None``: opaque payload -> ``binary``). Extension names
     that repeat a core attribute are ignored (the core column keeps its CloudEvents type).
@@ -114,5 +118,9 @@ def event_schema(
         if name not in seen:
             seen.add(name)
             fields.append(field(name, attribute_type(kind), True))
+    # the Distributed Tracing extension: a column of every decoder output
+    for name in TRACING:
+        if name not in seen:
+            fields.append(field(name, "string", True))
     fields.append(field("data", "binary" if data_type is None else data_type, True))
     return struct(fields)

@@ -309,6 +309,9 @@ _CORE = (
     "subject",
 )
 _REQUIRED = ("specversion", "id", "source", "type")
+#: the CloudEvents Distributed Tracing extension: a column of every output (typed or dead
+#: letter), read as any other attribute, so that a pipeline can join rows back to traces
+_TRACING = ("traceparent", "tracestate")
 _CORRUPT = "_xr_corrupt"
 #: the wrapper member after the payload (see :func:`_wrapped`)
 _END = "_xr_end"
@@ -1044,7 +1047,7 @@ class SparkDecoder:
         self.payloads: str | None = None
         if self.specs:
             self._choose_payloads(spark)
-        names: dict[str, None] = dict.fromkeys(_CORE)
+        names: dict[str, None] = dict.fromkeys(_CORE + _TRACING)
         for t in self.targets:
             names.update(dict.fromkeys(t.kinds))
         self.attr_names = tuple(names)
@@ -1367,12 +1370,24 @@ class SparkDecoder:
         text_of_matched = S.when(
             S.col("_xr_m").isNotNull(), _wrapped(self._data_text())
         )
+        # a typed envelope's ``data`` and whether the envelope was corrupt: what later stages
+        # read of it (copying the whole envelope through them costs more)
+        typed_envs = [(j, name) for j, name, _ in variants if j > 0]
+        taken = [
+            x
+            for j, name in typed_envs
+            for x in (
+                S.col(name)["v"]["data"].alias(f"_xr_d{j}"),
+                S.col(name)[_CORRUPT].isNotNull().alias(f"_xr_c{j}"),
+            )
+        ]
         stage4: list[Any] = [
             "*",
             self._error_before_parse().alias("_xr_e0"),
             text_of_matched.alias("_xr_txt"),
             self._recheck().alias("_xr_rc"),
             S.fn("spark_partition_id").alias("_xr_b"),
+            *taken,
         ]
         names = [
             *kept,
@@ -1386,6 +1401,7 @@ class SparkDecoder:
             "_xr_txt",
             "_xr_rc",
             "_xr_b",
+            *(f"_xr_{k}{j}" for j, _ in typed_envs for k in "dc"),
         ]
         arrow = self._arrow_groups()
         if arrow:
@@ -1396,7 +1412,8 @@ class SparkDecoder:
             names += ["_xr_bin", *(name for name, _, _ in arrow)]
         guard = (S.col("_xr_b") >= 0) & S.col("_xr_e0").isNull()
         parsed = self._parse_columns(guard)
-        stage5: list[Any] = ["*", *(c for _, c in parsed)]
+        names = [n for n in names if n not in {name for _, name in typed_envs}]
+        stage5: list[Any] = [*map(S.col, names), *(c for _, c in parsed)]
         names += [name for name, _ in parsed]
         if self.envelopes is not None:
             # the rows whose typed ``data`` did not fit, parsed again with ``data`` as text:
@@ -1552,11 +1569,6 @@ class SparkDecoder:
         checked = self._by_variant(ambiguous) & ~self.wire.unsupported()
         return S.coalesce(S.col("_xr_s") & checked, S.lit(False))
 
-    def _typed_envelope(self, t: _Target) -> X | None:
-        """The envelope column of ``t``'s variant when it has a typed ``data``."""
-        j = self._typed_variant(t)
-        return self._env_column(j) if j else None
-
     def _payload(self, t: _Target) -> tuple[X, X]:
         """(the payload value, whether it is not a valid value of ``t``'s type) of a row
         matched to ``t`` (``t`` has a payload type); one pair per parse group and variant.
@@ -1571,16 +1583,18 @@ class SparkDecoder:
 
     def _build_payload(self, t: _Target) -> tuple[X, X]:
         parsed = S.col(self.groups[self._group_key(t)])
-        env = self._typed_envelope(t)
-        if env is None:
+        j = self._typed_variant(t)
+        if not j or self._env_column(j) is None:
             return parsed["v"], _unparsed(parsed)
-        # structured rows: ``data`` from the envelope, else the ``data_base64`` parse
-        data = env["v"]["data"]
+        # structured rows: ``data`` from the envelope, else the ``data_base64`` parse (the
+        # envelope's ``data`` and whether it was corrupt, taken out of it before the
+        # payload parse stage: see ``_route_stages``)
+        data = S.col(f"_xr_d{j}")
         inline = S.col("_xr_s") & data.isNotNull()
         value = S.when(inline, data).otherwise(parsed["v"])
         bad = S.when(
             S.col("_xr_s"),
-            env[_CORRUPT].isNotNull() | (data.isNull() & _unparsed(parsed)),
+            S.col(f"_xr_c{j}") | (data.isNull() & _unparsed(parsed)),
         ).otherwise(_unparsed(parsed))
         return value, bad
 
@@ -2093,6 +2107,7 @@ class SparkDecoder:
     def _dead(self, columns: tuple[str, ...]) -> tuple[X, list[X]]:
         """(filter, select list) of the dead letters of a routed frame with ``columns``."""
         dead = [S.col(c) for c in columns if not c.startswith("_xr_")]
+        dead += [self._attr(n).alias(n) for n in _TRACING if n not in columns]
         dead += [
             S.col("_xr_e")["reason"].alias("reason"),
             S.col("_xr_e")["detail"].alias("detail"),
@@ -2103,7 +2118,7 @@ class SparkDecoder:
         """(shape key, select list) of ``t``'s output; targets of the same shape share one."""
         attrs = tuple(
             (name, _CORE_KINDS.get(name) or t.kinds.get(name, "string"))
-            for name in _CORE + tuple(n for n in t.kinds if n not in _CORE)
+            for name in dict.fromkeys(_CORE + tuple(t.kinds) + _TRACING)
         )
         key = (
             "output",
