@@ -13,7 +13,8 @@ Measured (each forces full evaluation with ``df.write.format("noop")``; wall tim
 ``--repeat`` rounds with the case order rotated each round, and the driver JVM's CPU time):
 
 - ``native 1 type``: a hand-written decode with the decoder's obligations for these rows:
-  the CloudEvents headers to columns (all eight core attributes), ``specversion`` and
+  the CloudEvents headers to columns (all eight core attributes, ``traceparent`` and
+  ``tracestate``), ``specversion`` and
   ``type`` checked, ``id`` and ``source`` present, the payload parsed with the package's
   schema (a corrupt-record field, the required fields present), ``time`` as a timestamp
   (rows where it does not parse are bad), every row in exactly one of the typed output and
@@ -220,7 +221,14 @@ def definitions(rt: Any, types: int) -> tuple[tuple[Any, ...], dict[str, Any]]:
 
 
 #: the eight core attributes: (name, Kafka header in binary mode)
-CORE = (*ATTRIBUTES, ("dataschema", "ce_dataschema"), ("subject", "ce_subject"))
+#: and the Distributed Tracing extension, which every output of the decoder keeps
+CORE = (
+    *ATTRIBUTES,
+    ("dataschema", "ce_dataschema"),
+    ("subject", "ce_subject"),
+    ("traceparent", "ce_traceparent"),
+    ("tracestate", "ce_tracestate"),
+)
 LINEAGE = ("topic", "partition", "offset", "timestamp")
 #: what the hand-written decodes check in the payload (the schema's required fields)
 REQUIRED = tuple(PAYLOAD_SCHEMA["required"])

@@ -135,7 +135,13 @@ from pyspark.sql.types import (
 
 from . import _spark_sql as S
 from ._core import MessageDef, OptionDef
-from ._spark_payloads import CONNECTORS, PayloadSpec, connector_present, decode_batches
+from ._spark_payloads import (
+    CONNECTORS,
+    PayloadSpec,
+    connector_present,
+    decode_array,
+    decode_batches,
+)
 from ._spark_sql import Expr as X
 from .formats import codec_for, wire_format
 
@@ -1045,6 +1051,11 @@ class SparkDecoder:
         #: no SparkSession is active yet)
         self.requested = payloads
         self.payloads: str | None = None
+        #: Arrow-decoded payloads through an Arrow UDF (PySpark >= 4.1: only the payload
+        #: bytes and the match cross into Python), else a ``mapInArrow`` step (every column)
+        from pyspark.sql import functions as F
+
+        self.arrow_udf = hasattr(F, "arrow_udf")
         if self.specs:
             self._choose_payloads(spark)
         names: dict[str, None] = dict.fromkeys(_CORE + _TRACING)
@@ -1405,11 +1416,13 @@ class SparkDecoder:
         ]
         arrow = self._arrow_groups()
         if arrow:
-            # the payload bytes of the rows the ``mapInArrow`` step decodes
+            # the payload bytes of the rows decoded over Arrow
             indexes = sorted({i for _, ix, _ in arrow for i in ix})
             wanted = _isin_indexes("_xr_m", indexes) & S.col("_xr_e0").isNull()
             stage4.append(S.when(wanted, self._data_bytes()).alias("_xr_bin"))
-            names += ["_xr_bin", *(name for name, _, _ in arrow)]
+            names.append("_xr_bin")
+            if not self.arrow_udf:  # the columns the ``mapInArrow`` step adds
+                names += [name for name, _, _ in arrow]
         guard = (S.col("_xr_b") >= 0) & S.col("_xr_e0").isNull()
         parsed = self._parse_columns(guard)
         names = [n for n in names if n not in {name for _, name in typed_envs}]
@@ -1443,7 +1456,7 @@ class SparkDecoder:
             stage5,
             final,
         ]
-        if arrow:
+        if arrow and not self.arrow_udf:
             out.insert(6, None)
         return out
 
@@ -1775,9 +1788,15 @@ class SparkDecoder:
             when = _isin_indexes("_xr_m", [t.index for t in members]) & guard
             sample = members[0]
             if kind in _BINARY_FORMATS:
-                if self.payloads == "arrow":
-                    continue  # the ``mapInArrow`` step added the column
                 from pyspark.sql import functions as F
+
+                if self.payloads == "arrow":
+                    if self.arrow_udf:
+                        indexes = frozenset(t.index for t in members)
+                        udf = self._arrow_udf(indexes, self.specs[sample.index])
+                        cols.append((name, udf.alias(name)))
+                    # else the ``mapInArrow`` step added the column
+                    continue
 
                 native = self._parse_native(self.specs[sample.index])
                 cols.append((name, F.when(when.column(), native).alias(name)))
@@ -1868,6 +1887,29 @@ class SparkDecoder:
                 StructField(_CORRUPT, _S),
             ]
         )
+
+    def _arrow_udf(self, indexes: frozenset[int], spec: PayloadSpec) -> Any:
+        """The Arrow UDF decoding one group's payloads (``_xr_m``, ``_xr_bin`` -> result):
+        only those two columns cross into Python, the rows stay in the JVM."""
+        from pyspark.sql import functions as F
+        from pyspark.sql.pandas.types import to_arrow_type
+
+        result = self._arrow_result_type(spec)
+        arrow_type = to_arrow_type(result, timezone="UTC")
+
+        import pyarrow as pa  # type: ignore[import-untyped]
+
+        def decode(matched: Any, payloads: Any) -> Any:
+            return decode_array(matched, payloads, indexes, spec, arrow_type)
+
+        # the type hints tell ``arrow_udf`` the kind (arrays to an array)
+        decode.__annotations__ = {
+            "matched": pa.Array,
+            "payloads": pa.Array,
+            "return": pa.Array,
+        }
+        udf = F.arrow_udf(decode, result)  # type: ignore[attr-defined]
+        return udf(F.col("_xr_m"), F.col("_xr_bin"))
 
     def _arrow_step(self, df: DataFrame) -> DataFrame:
         """``df`` with one decoded column per Arrow group (:func:`decode_batches`)."""

@@ -107,9 +107,17 @@ def dead_of(frame: Any) -> dict[int, tuple[str, str]]:
     return {r["offset"]: (r["reason"], r["detail"]) for r in frame.collect()}
 
 
+@pytest.mark.parametrize("udf", [True, False], ids=["arrow_udf", "mapInArrow"])
 def test_arrow_decodes_plain_avro_and_routes_mixed_json_topics(
-    spark: Any, shop: ModuleType, catalog: Any, kafka_df: Any, spark_rt: Any
+    spark: Any,
+    shop: ModuleType,
+    catalog: Any,
+    kafka_df: Any,
+    spark_rt: Any,
+    udf: bool,
 ) -> None:
+    """Both Arrow paths: the Arrow UDF (PySpark >= 4.1, only the match and the payload bytes
+    cross into Python) and the ``mapInArrow`` step that PySpark 4.0 gets."""
     sp = sub(shop, "spark")
     events = [
         (shop.MESSAGES[PLACED].create(ORDER, shop="s1"), "binary"),
@@ -131,7 +139,11 @@ def test_arrow_decodes_plain_avro_and_routes_mixed_json_topics(
     decoder = spark_rt.SparkDecoder(
         defs, schemas, "kafka", payloads="arrow", avro_schemas=sp.AVRO_SCHEMAS
     )
+    assert decoder.arrow_udf  # this PySpark has arrow_udf
+    decoder.arrow_udf = udf
     outputs, dead = decoder.decode(kafka_df(rows))
+    plan = outputs[PLACED]._jdf.queryExecution().executedPlan().toString()
+    assert ("ArrowEvalPython" in plan) is udf and ("MapInArrow" in plan) is not udf
     assert data_of(outputs[PLACED]) == {0: ORDER_ROW, 1: ORDER_ROW}
     assert data_of(outputs[SHIPPED]) == {2: SHIPMENT_ROW, 3: SHIPMENT_ROW}
     assert data_of(outputs["com.acme.Reading"])[6]["value"] == 1.5
