@@ -7,8 +7,9 @@ Protobuf in one of two ways (``payloads=``):
   connector packages on the cluster (``org.apache.spark:spark-avro_2.13``,
   ``org.apache.spark:spark-protobuf_2.13``); :func:`connector_present` checks the JVM for
   them when the decoder is built.
-- ``arrow``: ``DataFrame.mapInArrow`` over the rows' payload bytes, decoded in Python by
-  :func:`decode_batches` with the runtime's compiled Avro codec (``_avro_compile`` in Spark
+- ``arrow``: an Arrow UDF per payload type over the rows' match and payload bytes (or, on
+  PySpark without ``arrow_udf``, ``DataFrame.mapInArrow``), decoded in Python by
+  :func:`decode_array` with the runtime's compiled Avro codec (``_avro_compile`` in Spark
   mode: the values ``from_avro`` gives) or with Protobuf message classes built from the
   package's descriptor set; values take the payload's Spark type. Runs on any cluster whose
   executors have Python with ``xrgen-runtime``, ``pyarrow`` and ``fastavro`` / ``protobuf``

@@ -64,6 +64,11 @@ def _sql(spark_rt: ModuleType) -> ModuleType:
     return importlib.import_module(spark_rt.__name__ + "_sql")
 
 
+def _columns(spark_rt: ModuleType) -> ModuleType:
+    """The decoder's column helpers."""
+    return importlib.import_module(spark_rt.__name__ + "_columns")
+
+
 def _spark_values(spark: Any, values: list[str], column: Any) -> list[Any]:
     df = spark.createDataFrame(
         [(i, v) for i, v in enumerate(values)], "i int, v string"
@@ -86,14 +91,16 @@ def test_structured_mode_detection_matches_the_codecs(
         except runtime_package.DecodeError:
             return True  # application/cloudevents+xml: a format other than JSON
 
-    got = _spark_values(spark, CONTENT_TYPES, spark_rt._media_is_cloudevents(v))
+    got = _spark_values(
+        spark, CONTENT_TYPES, _columns(spark_rt)._media_is_cloudevents(v)
+    )
     assert dict(zip(CONTENT_TYPES, got, strict=True)) == {
         ct: python(ct) for ct in CONTENT_TYPES
     }
     assert got.count(True) == 12  # the list covers both verdicts
     # a missing header is binary mode
     null = spark.createDataFrame([(None,)], "v string")
-    test = spark_rt._media_is_cloudevents(v).sql
+    test = _columns(spark_rt)._media_is_cloudevents(v).sql
     assert null.selectExpr(test).first()[0] is False
 
 
@@ -110,7 +117,7 @@ def test_batch_mode_detection_matches_the_codecs(
         except runtime_package.DecodeError:
             return False
 
-    wire = spark_rt._Http()
+    wire = importlib.import_module(spark_rt.__name__ + "_wires")._Http()
     wire.content_type = lambda: _sql(spark_rt).col("v")  # the content type under test
     got = _spark_values(spark, CONTENT_TYPES, wire.unsupported())
     assert dict(zip(CONTENT_TYPES, got, strict=True)) == {
@@ -133,7 +140,7 @@ def test_timestamp_attributes_parse_as_the_codecs_do(
             return None
 
     v = _sql(spark_rt).col("v")
-    got = _spark_values(spark, TIMES, spark_rt._typed(v, "timestamp"))
+    got = _spark_values(spark, TIMES, _columns(spark_rt)._typed(v, "timestamp"))
     expected = [python(t) for t in TIMES]
     assert [g is not None for g in got] == [e is not None for e in expected]
     assert [g.timestamp() for g in got if g] == [e.timestamp() for e in expected if e]

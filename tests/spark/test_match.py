@@ -81,7 +81,9 @@ def test_match_is_the_first_matching_definition(
         def _match(self) -> Any:
             ordered = sorted(self.targets, key=lambda t: t.rank)
             branches = [(self._condition(t), sql.lit(t.index)) for t in ordered]
-            return spark_rt._case(branches)
+            return importlib.import_module(spark_rt.__name__ + "_columns")._case(
+                branches
+            )
 
     defs = _defs(runtime_package)
     types = ["a", "b", "c", "d", "t.q", "t.", "bulk.1", "x", *BULK, None]
@@ -128,7 +130,9 @@ def test_type_lookup_buckets_agree_with_spark_crc32(
     names = [*BULK, "", "ümlaut", "x" * 300, *hostile]
     types = {n: i for i, n in enumerate(names)}
     df = spark.createDataFrame([(n,) for n in [*names, "missing", None]], "t string")
-    lookup = spark_rt._type_lookup(types, sql.col("t"))
+    lookup = importlib.import_module(spark_rt.__name__ + "_columns")._type_lookup(
+        types, sql.col("t")
+    )
     selected = df.selectExpr("t", lookup.alias("i").sql)
     got = {r["t"]: r["i"] for r in selected.collect()}
     assert got == {**types, "missing": None, None: None}
@@ -141,7 +145,9 @@ def test_isin_indexes(spark: Any, spark_rt: ModuleType) -> None:
     """Few indexes: ``isin``; many: one SQL ``IN`` list, which the optimizer makes a set."""
     df = spark.createDataFrame([(i,) for i in [*range(40), None]], "_xr_m int")
     for indexes in ([3, 7], list(range(1, 40, 2))):
-        test = spark_rt._isin_indexes("_xr_m", indexes)
+        test = importlib.import_module(spark_rt.__name__ + "_columns")._isin_indexes(
+            "_xr_m", indexes
+        )
         selected = df.where(test.sql)
         assert sorted(r["_xr_m"] for r in selected.collect()) == indexes
     assert "INSET" in selected._jdf.queryExecution().optimizedPlan().toString().upper()
@@ -154,7 +160,9 @@ def test_type_lookup_with_an_empty_bucket(spark: Any, spark_rt: ModuleType) -> N
     types = {n: i for i, n in enumerate(itertools.islice(even, 17))}
     odd = next(f"u{i}" for i in itertools.count() if zlib.crc32(f"u{i}".encode()) % 2)
     df = spark.createDataFrame([(n,) for n in [*types, odd]], "t string")
-    lookup = spark_rt._type_lookup(types, sql.col("t"))
+    lookup = importlib.import_module(spark_rt.__name__ + "_columns")._type_lookup(
+        types, sql.col("t")
+    )
     got = {r["t"]: r["i"] for r in df.selectExpr("t", lookup.alias("i").sql).collect()}
     assert got == {**types, odd: None}
 

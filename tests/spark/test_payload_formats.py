@@ -364,7 +364,7 @@ def test_connector_absence_is_reported_when_the_decoder_is_built(
         )
     assert decoder.payloads == "arrow"
     (warning,) = [w for w in caught if issubclass(w.category, RuntimeWarning)]
-    assert "spark-avro_2.13" in str(warning.message) and "mapInArrow" in str(
+    assert "spark-avro_2.13" in str(warning.message) and "over Arrow" in str(
         warning.message
     )
     # ``off``: nothing to check, such rows are dead-lettered as an unsupported format
@@ -425,3 +425,47 @@ def test_native_column_expressions(
     )
     with pytest.raises(Exception, match="PROTOBUF_NOT_LOADED"):
         decoder.decode(kafka_df(rows))[0][REPORT].collect()
+
+
+def test_native_path_check_compares_with_the_arrow_path(
+    spark: Any, shop: ModuleType, tele: ModuleType, spark_rt: Any, capsys: Any
+) -> None:
+    """``python -m xrgen_runtime._spark_check PACKAGE`` (docs/spark.md): without the
+    connectors it names the missing package; its comparison reports rows that do not decode
+    alike (here the "native" decoder is the Arrow one, then one that decodes nothing).
+    """
+    check = importlib.import_module(spark_rt.__name__ + "_check")
+    payloads = importlib.import_module(spark_rt.__name__ + "_payloads")
+    if payloads.connector_present(spark, "avro"):
+        pytest.skip("this session has a Spark connector (XRGEN_SPARK_JARS)")
+    problems = check.check(spark, shop.__name__, events=2)
+    assert len(problems) == 1 and "spark-avro_2.13" in problems[0]
+    for pkg in (shop, tele):
+        sp = sub(pkg, "spark")
+        decoder = sp.decoder
+
+        def arrow_for_native(
+            binding: str, payloads: str = "auto", decoder: Any = decoder, **kw: Any
+        ) -> Any:
+            return decoder(
+                binding, payloads="arrow" if payloads == "native" else payloads
+            )
+
+        sp.decoder = arrow_for_native
+        try:
+            assert check.check(spark, pkg.__name__, events=2) == []
+            assert "rows decoded alike" in capsys.readouterr().out
+
+            def off_for_native(
+                binding: str, payloads: str = "auto", decoder: Any = decoder, **kw: Any
+            ) -> Any:
+                return decoder(
+                    binding, payloads="off" if payloads == "native" else payloads
+                )
+
+            sp.decoder = off_for_native
+            problems = check.check(spark, pkg.__name__, events=2)
+        finally:
+            sp.decoder = decoder
+        assert any("differ from Arrow rows" in p for p in problems)
+        assert any("unsupported-format" in p for p in problems)
