@@ -26,7 +26,7 @@ import cproton  # type: ignore[import-untyped,import-not-found,unused-ignore]
 import proton  # type: ignore[import-untyped,import-not-found,unused-ignore]
 from proton.utils import BlockingConnection  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
-from .._core import AmqpMessage
+from ..bindings import AmqpMessage
 from ._loop import PollingReceiver
 
 __all__ = [

@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
-from .._core import HttpMessage
+from ..bindings import HttpMessage
 
 __all__ = ["AsgiReceiver", "AsyncHttpSender", "HttpSender", "from_response"]
 

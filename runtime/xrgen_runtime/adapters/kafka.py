@@ -17,7 +17,7 @@ from typing import Any
 
 import confluent_kafka  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
-from .._core import KafkaMessage
+from ..bindings import KafkaMessage
 from ._loop import PollingReceiver
 
 __all__ = ["KafkaDelivery", "KafkaDeliveryError", "KafkaReceiver", "KafkaSender"]

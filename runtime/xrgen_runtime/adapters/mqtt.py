@@ -21,7 +21,7 @@ from paho.mqtt.enums import CallbackAPIVersion  # type: ignore[import-untyped,im
 from paho.mqtt.packettypes import PacketTypes  # type: ignore[import-untyped,import-not-found,unused-ignore]
 from paho.mqtt.properties import Properties as _Properties  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
-from .._core import MqttMessage
+from ..bindings import MqttMessage
 from ._loop import PollingReceiver
 
 __all__ = [

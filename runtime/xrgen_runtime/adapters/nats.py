@@ -19,7 +19,7 @@ from typing import Any
 import nats as nats_client  # type: ignore[import-untyped,import-not-found,unused-ignore]
 from nats.errors import TimeoutError as NatsTimeoutError  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
-from .._core import NatsMessage
+from ..bindings import NatsMessage
 from ._loop import AsyncPollingReceiver
 
 __all__ = [

@@ -16,7 +16,7 @@ from typing import Any
 
 import pulsar as pulsar_client  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
-from .._core import PulsarMessage
+from ..bindings import PulsarMessage
 from ._loop import PollingReceiver
 
 __all__ = ["PulsarSendError", "PulsarReceiver", "PulsarSender", "from_pulsar"]

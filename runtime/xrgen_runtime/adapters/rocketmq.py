@@ -20,7 +20,7 @@ from typing import Any
 
 import rocketmq as rocketmq_client  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
-from .._core import RocketMqMessage
+from ..bindings import RocketMqMessage
 from ._loop import PollingReceiver
 
 __all__ = [

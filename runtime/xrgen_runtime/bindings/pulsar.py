@@ -24,15 +24,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .._core import (
-    DecodeError,
-    Event,
-    PulsarBinding,
-    PulsarMessage,
-    check_decoded,
-    check_event,
-    data_bytes,
-)
+from .._attributes import check_decoded, check_event
+from .._errors import DecodeError
+from .._event import Event, data_bytes
 from . import jsonformat
 from ._common import (
     BINARY,
@@ -48,6 +42,7 @@ from ._common import (
     foreign,
     invalid_message,
 )
+from ._pulsar import PulsarBinding, PulsarMessage
 
 __all__ = ["PulsarBinding", "PulsarMessage", "encode", "decode"]
 

@@ -23,15 +23,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .._core import (
-    DecodeError,
-    Event,
-    RocketMqBinding,
-    RocketMqMessage,
-    check_decoded,
-    check_event,
-    data_bytes,
-)
+from .._attributes import check_decoded, check_event
+from .._errors import DecodeError
+from .._event import Event, data_bytes
 from ..formats import wire_format
 from . import jsonformat
 from ._common import (
@@ -48,6 +42,7 @@ from ._common import (
     foreign,
     invalid_message,
 )
+from ._rocketmq import RocketMqBinding, RocketMqMessage
 
 __all__ = ["RocketMqBinding", "RocketMqMessage", "encode", "decode"]
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from .._core import Event, model_json
+from .._event import Event, model_json
 
 __all__ = ["JsonCodec"]
 

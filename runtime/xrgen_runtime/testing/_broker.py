@@ -14,7 +14,8 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from .._core import Event
+from .._event import Event
+from ..bindings import BINDINGS
 from ._routing import Matcher
 
 M = TypeVar("M")
@@ -112,7 +113,8 @@ class InMemoryBroker(Generic[M]):
     A handler may publish: that message is delivered before the outer ``publish`` returns.
     """
 
-    #: the binding module of ``xrgen_runtime.bindings`` whose ``encode`` ``send`` uses
+    #: the binding this broker carries (its name in ``xrgen_runtime.bindings.BINDINGS``):
+    #: ``send`` encodes with that binding's codec
     codec: str = ""
 
     def __init__(self) -> None:
@@ -137,7 +139,9 @@ class InMemoryBroker(Generic[M]):
         return destination
 
     def _encode(self, event: Event[Any], mode: str, options: dict[str, Any]) -> M:
-        raise NotImplementedError
+        """``event`` encoded by the codec of the binding (``codec``)."""
+        message: M = BINDINGS[self.codec].codec().encode(event, mode, **options)
+        return message
 
     def _placed(self, destination: str, message: M) -> M:
         """The message as the broker stores and delivers it (default: unchanged); called
