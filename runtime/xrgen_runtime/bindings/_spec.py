@@ -86,9 +86,10 @@ def spark_json(kind: LandingType) -> Any:
     raise ValueError(f"not a landing type: {kind!r}")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class BindingSpec:
-    """Everything the runtime knows about one protocol binding, declared once.
+    """Everything the runtime knows about one protocol binding, declared once (one instance
+    per binding: compared and hashed by identity).
 
     ``name`` names the binding's modules: the codec ``xrgen_runtime.bindings.<name>``, the
     adapter ``xrgen_runtime.adapters.<name>``, its ``LANDING_SCHEMAS`` key in Spark and its
