@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from .._event import Event
+from ..adapters._sender import AsyncSender, Sender
 from ..bindings import BINDINGS
 from ._routing import Matcher
 
@@ -314,7 +315,7 @@ class InMemoryBroker(Generic[M]):
         return AsyncBrokerReceiver(self, patterns, options)
 
 
-class BrokerSender(Generic[M]):
+class BrokerSender(Sender, Generic[M]):
     """``send(msg)`` publishes at once and returns a resolved ``Future`` of the
     :class:`Delivery` (a handler's exception is raised by ``send`` itself, so a test sees
     it); ``flush`` and ``close`` have nothing to wait for."""
@@ -329,20 +330,8 @@ class BrokerSender(Generic[M]):
         future.set_result(self.broker.publish(msg))
         return future
 
-    def flush(self, timeout: float = 30.0) -> None:
-        """Nothing is ever in flight."""
 
-    def close(self, timeout: float = 30.0) -> None:
-        """Nothing to release."""
-
-    def __enter__(self) -> BrokerSender[M]:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-class AsyncBrokerSender(Generic[M]):
+class AsyncBrokerSender(AsyncSender, Generic[M]):
     """The asyncio twin of :class:`BrokerSender`: ``await send(msg)`` returns the
     :class:`Delivery` (subscribers' awaitables are awaited)."""
 
@@ -353,18 +342,6 @@ class AsyncBrokerSender(Generic[M]):
 
     async def send(self, msg: M) -> Delivery[M]:
         return await self.broker.publish_async(msg)
-
-    async def flush(self, timeout: float = 30.0) -> None:
-        """Nothing is ever in flight."""
-
-    async def close(self) -> None:
-        """Nothing to release."""
-
-    async def __aenter__(self) -> AsyncBrokerSender[M]:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
 
 
 class _QueueReceiver(Generic[M]):

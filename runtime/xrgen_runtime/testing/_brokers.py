@@ -9,6 +9,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..adapters._sender import AsyncSender, Sender
 from ..bindings import (
     BINDINGS,
     AmqpMessage,
@@ -331,7 +332,7 @@ class HttpBroker(InMemoryBroker[HttpMessage]):
         return AsyncHttpBrokerSender(self)
 
 
-class HttpBrokerSender:
+class HttpBrokerSender(Sender):
     """``send(request) -> response``, like ``HttpSender``."""
 
     __slots__ = ("broker",)
@@ -342,20 +343,8 @@ class HttpBrokerSender:
     def send(self, msg: HttpMessage) -> HttpMessage:
         return self.broker.request(msg)
 
-    def flush(self, timeout: float = 30.0) -> None:
-        """Nothing is ever in flight."""
 
-    def close(self) -> None:
-        """Nothing to release."""
-
-    def __enter__(self) -> HttpBrokerSender:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-class AsyncHttpBrokerSender:
+class AsyncHttpBrokerSender(AsyncSender):
     """``await send(request) -> response``, like ``AsyncHttpSender``."""
 
     __slots__ = ("broker",)
@@ -365,18 +354,6 @@ class AsyncHttpBrokerSender:
 
     async def send(self, msg: HttpMessage) -> HttpMessage:
         return await self.broker.request_async(msg)
-
-    async def flush(self, timeout: float = 30.0) -> None:
-        """Nothing is ever in flight."""
-
-    async def close(self) -> None:
-        """Nothing to release."""
-
-    async def __aenter__(self) -> AsyncHttpBrokerSender:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
 
 
 class PulsarBroker(InMemoryBroker[PulsarMessage]):
