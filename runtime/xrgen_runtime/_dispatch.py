@@ -220,59 +220,59 @@ class DispatcherBase:
 
     def _select(
         self, event: Event[Any], family: str | None, origin: object
-    ) -> tuple[CompiledDef, Event[Any], dict[str, str]] | PendingDead:
-        """The definition, the handler's event and the params for ``event``, or the dead
-        letter to send."""
-        attrs = event.attributes
-        if attrs:
-            etype = attrs.get("type")
-            candidates = (
-                self._by_type.get(etype, self._untyped)
-                if etype.__class__ is str
-                else ()
-            )
-        else:
-            candidates = self._plain.get(family, self._plain_any)
-        if not candidates:
-            return PendingDead(origin, UNKNOWN_TYPE, _describe(attrs, family), None)
-        binding = event.binding
-        matched: list[tuple[CompiledDef, dict[str, str]]] | None = None
-        for c in candidates:
-            params = c.match(attrs, binding, family)
-            if params is None:
-                continue
-            if c.handler is not None:
-                try:
-                    data = c.payload(event)
-                except Invalid:
-                    pass
-                else:
+    ) -> tuple[CompiledDef, Handler, Event[Any], dict[str, str]] | PendingDead:
+        """The definition, its handler, the handler's event and the params for ``event``, or
+        the dead letter to send (also for a bug in here: exactly one dead letter)."""
+        try:
+            attrs = event.attributes
+            if attrs:
+                etype = attrs.get("type")
+                candidates = (
+                    self._by_type.get(etype, self._untyped)
+                    if etype.__class__ is str
+                    else ()
+                )
+            else:
+                candidates = self._plain.get(family, self._plain_any)
+            if not candidates:
+                return PendingDead(origin, UNKNOWN_TYPE, _describe(attrs, family), None)
+            binding = event.binding
+            matched: list[tuple[CompiledDef, dict[str, str]]] | None = None
+            for c in candidates:
+                params = c.match(attrs, binding, family)
+                if params is None:
+                    continue
+                if c.handler is not None:
                     try:
-                        return c, c.handler_event(event, data), params
-                    except DecodeError as exc:
-                        return PendingDead(origin, VALIDATION_ERROR, str(exc), c.id)
+                        data = c.payload(event)
+                    except Invalid:
+                        pass
+                    else:
+                        try:
+                            new = c.handler_event(event, data)
+                        except DecodeError as exc:
+                            detail = str(exc)
+                            return PendingDead(origin, VALIDATION_ERROR, detail, c.id)
+                        return c, c.handler, new, params
+                if matched is None:
+                    matched = []
+                matched.append((c, params))
             if matched is None:
-                matched = []
-            matched.append((c, params))
-        if matched is None:
-            ids = ", ".join(c.id for c in candidates[:5])
-            detail = f"{_describe(attrs, family)} matched none of: {ids}"
-            only = candidates[0].id if len(candidates) == 1 else None
-            return PendingDead(origin, NO_MATCH, detail, only)
-        return _explain_failure(event, matched, origin)
+                ids = ", ".join(c.id for c in candidates[:5])
+                detail = f"{_describe(attrs, family)} matched none of: {ids}"
+                only = candidates[0].id if len(candidates) == 1 else None
+                return PendingDead(origin, NO_MATCH, detail, only)
+            return _explain_failure(event, matched, origin)
+        except Exception as exc:  # a bug here must still end in exactly one dead letter
+            return _internal_error(origin, exc)
 
     def _run_sync(
         self, event: Event[Any], family: str | None, origin: object
     ) -> DispatchResult:
-        try:
-            selected = self._select(event, family, origin)
-        except Exception as exc:  # a bug here must still end in exactly one dead letter
-            selected = _internal_error(origin, exc)
+        selected = self._select(event, family, origin)
         if type(selected) is PendingDead:
             return self._dead(selected)
-        c, new, params = selected
-        handler = c.handler
-        assert handler is not None
+        c, handler, new, params = selected
         try:
             if c.is_async:
                 return self._run_awaitable(c, handler(new, params), origin)
@@ -305,15 +305,10 @@ class DispatcherBase:
     async def _run_async(
         self, event: Event[Any], family: str | None, origin: object
     ) -> DispatchResult:
-        try:
-            selected = self._select(event, family, origin)
-        except Exception as exc:  # a bug here must still end in exactly one dead letter
-            selected = _internal_error(origin, exc)
+        selected = self._select(event, family, origin)
         if type(selected) is PendingDead:
             return await self._dead_async(selected)
-        c, new, params = selected
-        handler = c.handler
-        assert handler is not None
+        c, handler, new, params = selected
         try:
             outcome = handler(new, params)
             if outcome is not None and inspect.isawaitable(outcome):
