@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import os
@@ -122,18 +123,26 @@ def test_builders_equal_the_dataclass_constructors(
     core = runtime_package
     kafka = importlib.import_module(runtime_package.__name__ + ".bindings.kafka")
     http = importlib.import_module(runtime_package.__name__ + ".bindings.http")
+    pulsar = importlib.import_module(runtime_package.__name__ + ".bindings.pulsar")
+    rocketmq = importlib.import_module(runtime_package.__name__ + ".bindings.rocketmq")
     cases = [
         (kafka.new_kafka_binding, core.KafkaBinding, ("t", b"k", 3, (("h", b"v"),))),
         (kafka.new_kafka_message, core.KafkaMessage, ("t", None, b"v", (), None)),
         (http.new_http_binding, core.HttpBinding, ("GET", "/p", (), (("a", "b"),), 200)),
         (http.new_http_message, core.HttpMessage, ("POST", "/", (("a", "b"),), b"", None)),
+        (pulsar._new_binding, core.PulsarBinding, ("t", "k", {"a": "b"}, 5)),
+        (pulsar._new_message, core.PulsarMessage, ("t", b"x", {"a": "b"}, None, 5)),
+        (rocketmq._new_binding, core.RocketMqBinding, ("t", "tag", ("k",), {"a": "b"})),
+        (rocketmq._new_message, core.RocketMqMessage, ("t", b"x", {}, "tag", ("k",))),
     ]
     for build, cls, args in cases:
         fast, slow = build(*args), cls(*args)
         assert type(fast) is cls
-        assert fast == slow and hash(fast) == hash(slow) and repr(fast) == repr(slow)
+        assert fast == slow and repr(fast) == repr(slow)
+        if not any(isinstance(a, dict) for a in args):  # a mapping field: unhashable
+            assert hash(fast) == hash(slow)
         with pytest.raises(AttributeError):  # still frozen
-            fast.headers = ()
+            setattr(fast, dataclasses.fields(cls)[0].name, "other")
 
 
 def test_jsonformat_fast_paths_agree_with_the_member_loop(

@@ -7,7 +7,7 @@ fields and its message and binding types; this is the rest of its ``encode`` and
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from .._attributes import check_decoded, check_event
 from .._errors import DecodeError
@@ -29,19 +29,27 @@ from ._common import (
 
 __all__ = ["PropertyMap"]
 
-B = TypeVar("B", bound=Binding)
+M = TypeVar("M")
 
 
-class PropertyMap:
+class PropertyMap(Generic[M]):
     """Attributes as ``prefix + name`` entries of a string map; the content type in entry
     ``content`` (read also under ``aliases``); ``no_data``: the payload of an event without
-    data (RocketMQ refuses empty bodies), read back as no data."""
+    data (RocketMQ refuses empty bodies), read back as no data; ``binding(message, other)``:
+    the binding of a received message ``M`` whose entries that are not CloudEvents ones are
+    ``other``."""
 
-    __slots__ = ("content", "names", "entries", "no_data", "skip")
+    __slots__ = ("content", "names", "entries", "no_data", "skip", "binding")
 
     def __init__(
-        self, prefix: str, content: str, *aliases: str, no_data: bytes = b""
+        self,
+        prefix: str,
+        content: str,
+        *aliases: str,
+        binding: Callable[[M, dict[str, str]], Binding],
+        no_data: bytes = b"",
     ) -> None:
+        self.binding = binding
         self.content = content
         self.names = WireNames(prefix)
         self.entries = HeaderNames(prefix, (content, *aliases), fold=False)
@@ -74,19 +82,15 @@ class PropertyMap:
         return (self.no_data if data is None else data), out
 
     def decode(
-        self,
-        properties: Mapping[str, str],
-        payload: bytes,
-        binding: Callable[[dict[str, str]], B],
+        self, message: M, properties: Mapping[str, str], payload: bytes
     ) -> Event[Any]:
-        """The event of a message with these entries and payload; ``binding(other)`` makes
-        its binding from the entries that are not CloudEvents ones. Raises
+        """The event of ``message``, whose entries and payload these are. Raises
         ``DecodeError``."""
         attributes, content_type, other = collect(
             properties.items(), self.entries, False
         )
         mode = content_mode(content_type)
-        made = binding(dict(other))
+        made = self.binding(message, dict(other))
         if mode == STRUCTURED:
             return jsonformat.from_parsed(jsonformat.parse(payload), made)
         if mode != BINARY:
@@ -97,13 +101,9 @@ class PropertyMap:
             if "datacontenttype" in attributes:
                 raise DecodeError("duplicate-attribute", "datacontenttype")
             attributes["datacontenttype"] = content_type
-        return Event(check_decoded(attributes), self._data(payload, content_type), made)
-
-    def _data(self, payload: bytes, content_type: str | None) -> bytes | None:
-        """The data of a binary-mode message (``None``: no data)."""
-        if not payload:
-            return None
-        # the no-data marker 0x00 is a whole datum in Avro (a record of one empty string)
-        if payload == self.no_data and wire_format(content_type) != "avro":
-            return None
-        return payload
+        data = payload or None
+        # the no-data marker (RocketMQ's 0x00) is a whole datum in Avro (a record of one empty
+        # string)
+        if data == self.no_data and wire_format(content_type) != "avro":
+            data = None
+        return Event(check_decoded(attributes), data, made)

@@ -21,19 +21,31 @@ from the event's ``PulsarBinding`` unless overridden.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .._errors import DecodeError
 from .._event import Event, data_bytes
-from ._common import check_mode, invalid_message
+from ._common import builder, check_mode, invalid_message
 from ._properties import PropertyMap
 from ._pulsar import PulsarBinding, PulsarMessage
 
 __all__ = ["PulsarBinding", "PulsarMessage", "encode", "decode"]
 
 CONTENT_TYPE = "CE-datacontenttype"
-_MAP = PropertyMap("CE-", CONTENT_TYPE, "CE-ContentType")
+#: ``PulsarBinding(topic, partition_key, properties, event_time)``
+_new_binding: Callable[..., PulsarBinding] = builder(PulsarBinding)
+#: ``PulsarMessage(topic, payload, properties, partition_key, event_time)``
+_new_message: Callable[..., PulsarMessage] = builder(PulsarMessage)
+
+
+def _binding(message: PulsarMessage, properties: dict[str, str]) -> PulsarBinding:
+    return _new_binding(
+        message.topic, message.partition_key, properties, message.event_time
+    )
+
+
+_MAP = PropertyMap("CE-", CONTENT_TYPE, "CE-ContentType", binding=_binding)
 
 
 def encode(
@@ -64,19 +76,13 @@ def encode(
             topic, data_bytes(event) or b"", plain, partition_key, event_time
         )
     payload, out = _MAP.encode(event, binary, properties)
-    return PulsarMessage(topic, payload, out, partition_key, event_time)
+    return _new_message(topic, payload, out, partition_key, event_time)
 
 
 def decode(message: PulsarMessage) -> Event[Any]:
     """Decode a Pulsar message (mode from ``CE-datacontenttype``); raises ``DecodeError``."""
     try:
-        return _MAP.decode(
-            message.properties,
-            message.payload,
-            lambda other: PulsarBinding(
-                message.topic, message.partition_key, other, message.event_time
-            ),
-        )
+        return _MAP.decode(message, message.properties, message.payload)
     except DecodeError:
         raise
     except Exception as exc:

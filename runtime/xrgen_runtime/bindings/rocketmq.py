@@ -20,12 +20,12 @@ event's ``RocketMqBinding`` unless overridden.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .._errors import DecodeError
 from .._event import Event, data_bytes
-from ._common import check_mode, invalid_message
+from ._common import builder, check_mode, invalid_message
 from ._properties import PropertyMap
 from ._rocketmq import RocketMqBinding, RocketMqMessage
 
@@ -33,7 +33,19 @@ __all__ = ["RocketMqBinding", "RocketMqMessage", "encode", "decode"]
 
 CONTENT_TYPE = "CE_contenttype"
 NO_DATA = b"\x00"
-_MAP = PropertyMap("CE_", CONTENT_TYPE, "CE_contentType", no_data=NO_DATA)
+#: ``RocketMqBinding(topic, tag, keys, properties)``
+_new_binding: Callable[..., RocketMqBinding] = builder(RocketMqBinding)
+#: ``RocketMqMessage(topic, body, properties, tag, keys)``
+_new_message: Callable[..., RocketMqMessage] = builder(RocketMqMessage)
+
+
+def _binding(message: RocketMqMessage, properties: dict[str, str]) -> RocketMqBinding:
+    return _new_binding(message.topic, message.tag, tuple(message.keys), properties)
+
+
+_MAP = PropertyMap(
+    "CE_", CONTENT_TYPE, "CE_contentType", binding=_binding, no_data=NO_DATA
+)
 
 
 def encode(
@@ -63,19 +75,13 @@ def encode(
         body = data_bytes(event) or b""
         return RocketMqMessage(topic, body, dict(properties or {}), tag, keys or ())
     body, out = _MAP.encode(event, binary, properties)
-    return RocketMqMessage(topic, body, out, tag, keys or ())
+    return _new_message(topic, body, out, tag, keys or ())
 
 
 def decode(message: RocketMqMessage) -> Event[Any]:
     """Decode a RocketMQ message (mode from ``CE_contenttype``); raises ``DecodeError``."""
     try:
-        return _MAP.decode(
-            message.properties,
-            message.body,
-            lambda other: RocketMqBinding(
-                message.topic, message.tag, tuple(message.keys), other
-            ),
-        )
+        return _MAP.decode(message, message.properties, message.body)
     except DecodeError:
         raise
     except Exception as exc:
