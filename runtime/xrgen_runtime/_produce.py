@@ -2,11 +2,11 @@
 
 An ``Emitter`` is built once per message definition at import time: it precomputes the
 constant attributes (in canonical Python types), compiles the uritemplate attributes and
-protocol options, and picks the ``*Binding`` class of the protocol's binding (its declaration,
-``xrgen_runtime.bindings.BINDINGS``). ``emit`` then only copies the
-constants, expands templates (RFC 6570 level 1: values are percent-encoded), fills ``id``
-(uuid4, ``new_id``) and ``time`` (now, UTC) unless given, validates a dict payload into its model, and
-builds the binding metadata.
+protocol options, and picks the ``*Binding`` class that the protocol's binding declares
+(``xrgen_runtime.bindings.BINDINGS``). ``emit`` then only copies the constants, expands
+templates (RFC 6570 level 1: values are percent-encoded), fills ``id`` (uuid4, ``new_id``) and
+``time`` (now, UTC) unless given, validates a dict payload into its model, and builds the
+binding metadata.
 """
 
 from __future__ import annotations
