@@ -154,7 +154,7 @@ def _analyze(
 ) -> Analysis:
     from . import overlap
     from .build import build
-    from .load import load
+    from .load.sources import load
     from .resolve import resolve
     from .validate import validate, validate_resolved_message
 

@@ -30,8 +30,8 @@ from typing import Any
 
 from . import formats, protocols
 from .diagnostics import Diagnostics, pointer
+from .formats.spelling import schema_format_family
 from .ir import CLOUDEVENTS
-from .load import schema_format_family
 from .registry import Entity, MessageGroupEntry, Registry, SchemaEntry
 from .validate import absolute_dataschema, may_be_absolute, registry_base
 

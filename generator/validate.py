@@ -21,15 +21,12 @@ from pydantic import BaseModel, ValidationError
 
 from . import catalog_model as cm
 from . import formats, protocols
+from .cloudevents import is_cloudevents
 from .diagnostics import Diagnostics, pointer
-from .load import (
-    SourceError,
-    is_cloudevents,
-    parse_text,
-    paused_gc,
-    schema_format_family,
-    schema_format_version,
-)
+from .formats.spelling import schema_format_family, schema_format_version
+from .load import paused_gc
+from .load.errors import SourceError
+from .load.text import parse_text
 from .registry import Entity, Registry, SchemaEntry
 
 Data = dict[str, Any]

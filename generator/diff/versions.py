@@ -59,7 +59,7 @@ def schema_mode(registry: Registry | None, uri: str | None) -> str | None:
 def registry_mode(sources: Sequence[str]) -> str | None:
     """The ``compatibility`` a catalog document declares at its root (the last source that
     declares one; a split-file folder's root ``index.json``; URLs are not fetched again)."""
-    from ..load import parse_text
+    from ..load.text import parse_text
 
     found: str | None = None
     for source in sources:
@@ -194,7 +194,7 @@ def _check_schema(gid: str, sid: str, entry: SchemaEntry, transitive: bool, out:
 
 
 def _format(entry: SchemaEntry, data: dict[str, Any]) -> str:
-    from ..load import schema_format_family
+    from ..formats.spelling import schema_format_family
     from ..resolve import _guess_family
 
     fmt = data.get("format") or entry.entity.data.get("format")
