@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..runtime_info import RuntimeInfo
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,6 +22,16 @@ class Options:
     #: per-message overrides (message id, framing)
     avro_framing: str = "plain"
     avro_framing_messages: tuple[tuple[str, str], ...] = ()
+    #: the installed xrgen-runtime (scanned on first use when not given)
+    runtime: RuntimeInfo | None = None
+
+    def runtime_info(self) -> RuntimeInfo:
+        """``runtime``, or the installed xrgen-runtime's scan."""
+        if self.runtime is not None:
+            return self.runtime
+        from ..runtime_info import scan
+
+        return scan()
 
 
 @dataclass(frozen=True, slots=True)
