@@ -161,7 +161,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     g.add_argument("--no-cache", action="store_true", help="do not use the formatting cache")
     g.add_argument("--quiet", action="store_true", help="no progress display")
-    v = sub.add_parser("validate", help="load, validate and resolve; print diagnostics")
+    v = sub.add_parser(
+        "validate", help="report what generate would (diagnostics, exit code); write nothing"
+    )
     common(v)
     i = sub.add_parser("inspect", help="print the resolved messages")
     common(i)
