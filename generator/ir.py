@@ -69,8 +69,6 @@ class Payload:
     model_name: str
     #: ``file#/pointer`` of the schema, for diagnostics
     location: str = ""
-    #: JSON Schema draft / Avro version spelled by the catalog, for information
-    format_version: str = ""
     #: module-level name of the payload's Spark type in ``spark.py``
     spark_var: str = ""
 

@@ -616,18 +616,6 @@ def _looks_like_json_text(doc: str, family: str) -> bool:
     return family == "json" or doc.lstrip()[:1] in ("{", "[", '"')
 
 
-def avro_problems(schema: Any) -> list[tuple[str, str]]:
-    """Structural problems of an Avro schema (see ``formats.avro.avro_problems``)."""
-    return formats.avro.avro_problems(schema)
-
-
-def check_json_schema(
-    schema: Any, draft: str | None, file: str, ptr: str, diags: Diagnostics
-) -> None:
-    """Meta-validate an embedded JSON Schema (see ``formats.jsonschema``)."""
-    formats.jsonschema.check_json_schema(schema, draft, file, ptr, diags)
-
-
 # ----------------------------------------------------------------------------- endpoints
 
 _USAGES = frozenset({"subscriber", "consumer", "producer"})

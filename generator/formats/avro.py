@@ -663,11 +663,6 @@ _SPARK_LOGICAL = {
 }
 
 
-def avro_to_spark(schema: Any) -> SparkType:
-    """The Spark type of values of the Avro schema ``schema`` (see module rules)."""
-    return _AvroMapper().map(schema, "")[0]
-
-
 class _AvroMapper:
     def __init__(self) -> None:
         self.named: dict[str, Any] = {}

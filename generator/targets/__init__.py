@@ -37,12 +37,13 @@ class Options:
 @dataclass(frozen=True, slots=True)
 class OutputFile:
     """A file of the generated package: rendered from ``template`` with ``context``, or
-    ``text`` as is (static runtime files); ``python`` files go through black."""
+    ``text`` as is (``py.typed``, ``models.py``, the modules protoc compiled); ``python`` files
+    go through black."""
 
     path: PurePosixPath
     template: str | None = None
     context: dict[str, Any] = field(default_factory=dict)
     text: str | None = None
     python: bool = True
-    #: already black-formatted (static runtime): skip the formatter
+    #: not to be formatted (the modules protoc compiled): skip the formatter
     preformatted: bool = False
