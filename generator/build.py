@@ -23,11 +23,11 @@ import re
 from typing import Any
 
 from . import formats, ir, protocols
+from .cloudevents import FREE_CORE
 from .diagnostics import Diagnostics
 from .naming import Scope, last_segment, pascal, snake
 from .protocols import placeholders_of
 from .resolve import Resolved, ResolvedMessage, ResolvedSchema
-from .validate import FREE_CORE  # attributes the producer takes as arguments without a value
 
 CE_CONTEXT = frozenset(
     {"specversion", "id", "source", "type", "datacontenttype", "dataschema", "subject", "time"}

@@ -10,8 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-#: xRegistry envelope id of CloudEvents 1.0
-CLOUDEVENTS = "CloudEvents/1.0"
 
 @dataclass(frozen=True, slots=True)
 class Placeholder:

@@ -60,8 +60,8 @@ from .. import ir
 from ..diagnostics import Diagnostics, pointer
 from ..naming import Scope, pascal
 from ..payload_checks import nfkc_aliases
-from ..spark_types import STRING, SparkType, array, field, is_struct, map_of, struct
 from ._models import Diag, Imports, claim_class, permissive, subclass
+from ._spark import STRING, SparkType, array, field, is_struct, map_of, struct
 
 #: the format family id (``ir.Payload.format``)
 NAME = "json"
