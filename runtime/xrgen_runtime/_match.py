@@ -167,12 +167,12 @@ class _Option:
         return text
 
 
-class CompiledDef:
-    """A ``MessageDef`` compiled for matching, validation and handler calls."""
+class CompiledDef(PayloadReader):
+    """A ``MessageDef`` compiled for matching, validation and handler calls (``payload``
+    and ``handler_event`` come from :class:`~._payload.PayloadReader`)."""
 
     __slots__ = (
         "defn",
-        "id",
         "index",
         "family",
         "required",
@@ -180,8 +180,6 @@ class CompiledDef:
         "templates",
         "content_type",
         "options",
-        "payload",
-        "handler_event",
         "handler",
         "is_async",
         "ok",
@@ -192,8 +190,8 @@ class CompiledDef:
     )
 
     def __init__(self, defn: MessageDef, index: int) -> None:
+        PayloadReader.__init__(self, defn)
         self.defn = defn
-        self.id = defn.id
         self.index = index
         self.family = protocol_family(defn.protocol)
         required: list[str] = []
@@ -218,11 +216,6 @@ class CompiledDef:
         self.orders, self.constant_options = _template_orders(
             self.templates, self.options
         )
-        reader = PayloadReader(defn)
-        #: ``payload(event)``: the handler's data (raises ``_payload.Invalid``);
-        #: ``handler_event(event, data)``: the event the handler gets
-        self.payload = reader.payload
-        self.handler_event = reader.handler_event
         self.checks_attributes = bool(
             self.required or self.constants or self.content_type is not None
         )

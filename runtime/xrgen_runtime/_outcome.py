@@ -1,5 +1,6 @@
 """What one dispatch ends in: a handler call (:class:`DispatchResult`, truthy) or exactly one
-dead letter, with a reason from :data:`DEAD_LETTER_REASONS`."""
+dead letter, with a reason from :data:`DEAD_LETTER_REASONS`; the types of the handler and of
+the dead-letter callback."""
 
 from __future__ import annotations
 

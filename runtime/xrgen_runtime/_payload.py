@@ -25,7 +25,8 @@ class Invalid(Exception):
 
 
 class PayloadReader:
-    """Reads the handler's ``data`` and builds the handler's event for one definition."""
+    """Reads the handler's ``data`` and builds the handler's event for one definition (the
+    base of ``_match.CompiledDef``)."""
 
     __slots__ = ("id", "model", "validator", "typed")
 

@@ -279,7 +279,7 @@ def test_handler_event(
     else:
         d.dispatch_event(event)
     c = d._by_id["m"]
-    assert bool(c.handler_event.__self__.typed) is typed  # the PayloadReader of "m"
+    assert bool(c.typed) is typed
     expected = c.handler_event(event, Body(n=2))
     assert got == [expected]
     assert got[0] is not event and event.data == b'{"n": 2}'  # the input is not changed
