@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from pydantic import Field
+from xrgen_runtime.bindings import BINDINGS
 
 from ..catalog_model import LooseStr, NameValueList, OptionsModel
-from ._base import Protocol, SparkLanding, any_version
+from ._base import Protocol, any_version
 
 
 class NatsOptions(OptionsModel):
@@ -21,6 +22,9 @@ def _is_filter(option: str, value: str) -> bool:
     return "," in value or "*" in tokens or tokens[-1] == ">"
 
 
+#: the runtime's declaration of the binding (types, fields, transit fields, Spark landing)
+_RUNTIME = BINDINGS["nats"]
+
 NATS = Protocol(
     id="NATS",
     names=("nats",),
@@ -34,11 +38,8 @@ NATS = Protocol(
     },
     maps={"headers": "headers"},
     routing=frozenset({"subject"}),
+    runtime=_RUNTIME,
     connection=frozenset({"queue", "queue-group", "queue_group", "stream", "durable", "consumer"}),
     is_filter=_is_filter,
-    caseless=frozenset({"headers"}),
-    spark=SparkLanding(
-        "nats", "decode_nats", "Decode landed NATS messages (LANDING_SCHEMAS['nats'])."
-    ),
 )
 PROTOCOLS = (NATS,)
