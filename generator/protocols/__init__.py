@@ -28,9 +28,14 @@ from ._base import (
     to_ir,
     with_defaults,
 )
+from ._endpoint import ROLES, EndpointOption, EndpointOptions
 
 __all__ = [
     "CONNECTION_OPTIONS",
+    "ENDPOINT_OPTIONS",
+    "ROLES",
+    "EndpointOption",
+    "EndpointOptions",
     "PROTOCOLS",
     "SPARK_LANDINGS",
     "Protocol",
@@ -52,6 +57,12 @@ _MODULES = (kafka, amqp, mqtt, nats, http, pulsar, rocketmq)
 
 #: canonical protocol id -> its binding
 PROTOCOLS: dict[str, Protocol] = {p.id: p for m in _MODULES for p in m.PROTOCOLS}
+
+#: canonical protocol id -> the rc4 endpoint model of its binding (bindings without one:
+#: Pulsar, RocketMQ)
+ENDPOINT_OPTIONS: dict[str, EndpointOptions] = {
+    e.protocol: e for m in _MODULES for e in getattr(m, "ENDPOINTS", ())
+}
 
 #: Spark landing shapes: the bindings' own, and structured CloudEvents JSON (any binding)
 _JSON_LANDING = SparkLanding(
