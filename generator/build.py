@@ -11,8 +11,9 @@ Every name the generated package uses for a catalog entity is decided here, thro
 - package-wide dispatcher: ``on_<method>``, unique across groups;
 - per message: placeholder and free-attribute parameters, never ``self``, ``data``, ``id``,
   ``time`` or a name the method body uses;
-- endpoints: ``NAME.endpoints.<snake(last id segment)>`` (the ``endpoints`` module's scope)
-  and their dispatchers ``<Pascal(last id segment)>Dispatcher`` (package module level);
+- endpoints: ``NAME.endpoints.<snake>`` (the ``endpoints`` module's scope) and their
+  dispatchers ``<Pascal>Dispatcher`` (package module level), from the shortest tail of the
+  endpoint id no other endpoint id ends with;
 - payload models: the schema's title or Avro name, else ``<LastSegment>Data``; identical
   schemas share one model.
 """
@@ -28,7 +29,7 @@ from . import formats, ir, protocols
 from .cloudevents import is_cloudevents
 from .diagnostics import Diagnostics
 from .endpoints.references import ResolvedEndpoint
-from .naming import Scope, last_segment, pascal, snake
+from .naming import Scope, last_segment, pascal, short_names, snake
 from .protocols import placeholders_of
 from .resolve import Resolved, ResolvedMessage, ResolvedSchema
 from .validate import FREE_CORE  # attributes the producer takes as arguments without a value
@@ -264,7 +265,8 @@ def build(resolved: Resolved, diags: Diagnostics) -> ir.Catalog:
                 location=loc,
             )
         )
-    endpoints = tuple(_endpoint(b, rep, groups) for rep in resolved.endpoints)
+    short = short_names([rep.id for rep in resolved.endpoints])
+    endpoints = tuple(_endpoint(b, rep, short[rep.id], groups) for rep in resolved.endpoints)
     return ir.Catalog(
         tuple(groups), tuple(b.payloads.values()), tuple(resolved.sources), endpoints
     )
@@ -279,18 +281,22 @@ _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 
 
 def _endpoint(
-    b: _Builder, rep: ResolvedEndpoint, groups: list[ir.MessageGroup]
+    b: _Builder, rep: ResolvedEndpoint, short: str, groups: list[ir.MessageGroup]
 ) -> ir.Endpoint:
-    """An endpoint with its names: ``NAME.endpoints.<snake of the id's last segment>`` and
-    ``consumer.<Pascal of it>Dispatcher`` (one scope each; collisions warn, XRG301)."""
+    """An endpoint with its names, from ``short`` (the tail of its id that no other endpoint's
+    id ends with, ``naming.short_names``): ``NAME.endpoints.<snake>`` and
+    ``consumer.<Pascal>Dispatcher``, or ``<Pascal>EndpointDispatcher`` when a message group's
+    dispatcher has that name (an endpoint's own messages form a group named like it);
+    remaining collisions get ``_2`` with warning XRG301."""
     data = rep.data
-    py_name = b.claim(b.endpoint_attrs, rep.location, "endpoint", snake(last_segment(rep.id)))
+    py_name = b.claim(b.endpoint_attrs, rep.location, "endpoint", snake(short))
     by_id = {g.id: g for g in groups}
     carried = [by_id[gid] for gid in rep.groups if gid in by_id]
     if carried or data.get("messagegroups"):
-        stem = b.claim(
-            b.module, rep.location, "class", pascal(last_segment(rep.id)), ("{}Dispatcher",)
-        )
+        stem = pascal(short)
+        if stem + "Dispatcher" in b.module:
+            stem += "Endpoint"
+        stem = b.claim(b.module, rep.location, "class", stem, ("{}Dispatcher",))
         dispatcher = stem + "Dispatcher"
     else:
         carried, dispatcher = groups, "Dispatcher"  # no message group: every message

@@ -111,7 +111,9 @@ def _check_usage(
         diags.error("XRG172", file, where, "usage must name at least one role")
         return None
     name = proto.id if proto is not None else str(data.get("protocol") or "an abstract")
-    if "producer" in roles and len(roles) > 1:
+    if len(roles) == 1:
+        return roles
+    if "producer" in roles:
         diags.error(
             "XRG177",
             file,
@@ -119,7 +121,7 @@ def _check_usage(
             "'producer' must not be combined with other usages: declare a separate endpoint"
             " (correlated by 'channel')",
         )
-    elif len(roles) > 1 and model is not None and model.one_usage:
+    elif model is not None and model.one_usage:
         diags.error(
             "XRG179",
             file,
@@ -127,7 +129,7 @@ def _check_usage(
             f"an {name} endpoint declares exactly one usage: the subscription manager, the"
             " delivery target and the pull consumer are separate endpoints",
         )
-    elif len(roles) > 1 and (model is None or not model.subscribe_and_consume):
+    elif model is None or not model.subscribe_and_consume:
         diags.error(
             "XRG178",
             file,
@@ -135,7 +137,9 @@ def _check_usage(
             f"usage ['subscriber', 'consumer'] is allowed on MQTT, AMQP/1.0 and NATS endpoints"
             f" only; {name} endpoints declare the two roles as separate endpoints",
         )
-    return roles
+    else:
+        return roles
+    return None  # the role rules of the binding would only repeat the usage error
 
 
 def _check_envelope_options(opts: Mapping[str, Any], file: str, ptr: str, diags: Diagnostics) -> None:

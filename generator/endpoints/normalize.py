@@ -154,12 +154,15 @@ def _shape(kind: str, value: Any) -> Any:
             if name is not None:
                 out.setdefault(name, _value(item))
         return out
-    if kind == "headers" and isinstance(value, (dict, list)):
+    if kind == "headers" and isinstance(value, list):
         return [
-            {"name": name, "value": _value(item)}
-            for name, item, _ in protocols.entries(value)
-            if name is not None
+            {**item, "value": _value(item["value"])}
+            if isinstance(item, dict) and "value" in item
+            else item
+            for item in value
         ]
+    if kind == "headers" and isinstance(value, dict):
+        return [{"name": name, "value": _value(item)} for name, item in value.items()]
     if kind not in ("anymap", "any"):
         return _value(value)
     return value

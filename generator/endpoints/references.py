@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from .. import protocols, xids
 from ..diagnostics import Diagnostics, pointer
 from ..protocols import EndpointOptions, Protocol
+from ..protocols._base import as_map
 from ..registry import Entity, Registry
 from .checks import COMMON, message_options
 
@@ -124,7 +125,7 @@ def _read(
             del ep.options["willmessage"]
         else:
             ep.options["willmessage"] = mid
-    _defaults(ep, po, proto, model, diags)
+    _defaults(ep, po, proto, model)
     return ep
 
 
@@ -150,8 +151,9 @@ def _group(
         )
         return None
     if path[1] not in reg.messagegroups:
-        close = difflib.get_close_matches(path[1], list(reg.messagegroups), n=1, cutoff=0.6)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        known = {g.lower(): g for g in reg.messagegroups}
+        close = difflib.get_close_matches(path[1].lower(), list(known), n=1, cutoff=0.6)
+        hint = f" (did you mean {known[close[0]]!r}?)" if close else ""
         diags.error(
             "XRG230",
             file,
@@ -209,11 +211,7 @@ def _uris(eps: Any, model: EndpointOptions | None) -> list[str]:
 
 
 def _defaults(
-    ep: ResolvedEndpoint,
-    po: Mapping[str, Any],
-    proto: Protocol,
-    model: EndpointOptions | None,
-    diags: Diagnostics,
+    ep: ResolvedEndpoint, po: Mapping[str, Any], proto: Protocol, model: EndpointOptions | None
 ) -> None:
     """The options the endpoint's messages take as defaults (see the module docstring)."""
     roles = set(ep.usage)
@@ -227,15 +225,11 @@ def _defaults(
         if name not in mine:
             mine[name] = value
             ep.origin[name] = name
-    for key in protocols.filters(proto, mine):
-        diags.warning(
-            "XRG209",
-            ep.file,
-            ep.pointer + pointer("protocoloptions", ep.origin[key]),
-            f"endpoint {ep.id!r}: {proto.id} {ep.origin[key]} {protocols.literal(mine[key])!r} is"
-            " a subscription filter, not a default destination of its messages",
-        )
-    ep.defaults = protocols.defaults(proto, mine)
+    for key, raw in mine.items():
+        if key in proto.maps and isinstance(raw, (dict, list)):
+            ep.defaults[key] = as_map(raw)
+        elif key in proto.scalars and protocols.literal(raw) is not None:
+            ep.defaults[key] = raw
 
 
 def check_protocols(

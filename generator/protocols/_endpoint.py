@@ -73,8 +73,13 @@ class EndpointOptions:
     #: a legacy routing option holding a subscription filter on an endpoint that does not
     #: produce -> the rc4 filter option it is read as (MQTT ``topic`` -> ``topicfilter``)
     filters: Mapping[str, str] = field(default_factory=dict)
-    is_filter: Callable[[str], bool] = lambda value: False
+    #: whether a routing value holds a wildcard of the protocol (outside its placeholders)
+    wildcard: Callable[[str], bool] = lambda value: False
     check: EndpointCheck | None = None
+
+    def is_filter(self, value: str) -> bool:
+        """A subscription filter: wildcards, or (older catalogs) a comma list of filters."""
+        return "," in value or self.wildcard(value)
 
     def message_defaults(self) -> dict[str, str]:
         """rc4 option -> the message option it is a default for."""

@@ -167,10 +167,6 @@ def _check_endpoint(
         )
 
 
-def _is_endpoint_filter(value: str) -> bool:
-    return "," in value or mqtt_wildcard(value)
-
-
 _EP_COMMON = {
     "topic": EndpointOption("string", message="topic_name"),
     "qos": EndpointOption("uinteger", values=(0, 1, 2), message="qos"),
@@ -203,7 +199,7 @@ def _endpoint(
         path_is_topic=True,
         subscribe_and_consume=True,
         filters={"topic": "topicfilter"},
-        is_filter=_is_endpoint_filter,
+        wildcard=mqtt_wildcard,
         check=_check_endpoint,
     )
 

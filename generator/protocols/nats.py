@@ -100,7 +100,7 @@ ENDPOINT = EndpointOptions(
     port_required=True,
     subscribe_and_consume=True,
     filters={"subject": "subjectfilter"},
-    is_filter=lambda value: "," in value or nats_wildcard(value),
+    wildcard=nats_wildcard,
     check=_check_endpoint,
 )
 ENDPOINTS = (ENDPOINT,)
