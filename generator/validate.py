@@ -23,7 +23,7 @@ from . import catalog_model as cm
 from . import formats, protocols
 from .cloudevents import is_cloudevents
 from .diagnostics import Diagnostics, pointer
-from .endpoints.checks import check_endpoint, message_options
+from .endpoints.checks import check_endpoint, message_checked
 from .formats.spelling import schema_format_family, schema_format_version
 from .load import paused_gc
 from .load.errors import SourceError
@@ -637,7 +637,7 @@ def _check_endpoint(ep: Entity, diags: Diagnostics) -> None:
     po = data.get("protocoloptions")
     proto = protocols.lookup(data.get("protocol"))
     if isinstance(po, dict) and proto is not None:
-        defaults = message_options(proto, po)
+        defaults = message_checked(proto, po)
         if defaults:
             _check_protocol_options(proto, defaults, file, ptr + "/protocoloptions", diags)
     msgs = data.get("messages")

@@ -65,7 +65,7 @@ def check_endpoint(data: Mapping[str, Any], file: str, ptr: str, diags: Diagnost
 
 def message_options(proto: Protocol, po: Mapping[str, Any]) -> dict[str, Any]:
     """The options of an endpoint that are message options of its binding (defaults of its
-    messages), not rc4 endpoint options: checked with the binding's message option model."""
+    messages), not rc4 endpoint options."""
     model = protocols.ENDPOINT_OPTIONS.get(proto.id)
     return {
         k: v
@@ -74,6 +74,18 @@ def message_options(proto: Protocol, po: Mapping[str, Any]) -> dict[str, Any]:
         and (model is None or k not in model.options)
         and k not in COMMON
     }
+
+
+def message_checked(proto: Protocol, po: Mapping[str, Any]) -> dict[str, Any]:
+    """What the binding's message option rules check on an endpoint: its message options,
+    and the rc4 options of the same name that have their rc4 type (an HTTP ``method`` or
+    ``headers``, an MQTT ``qos``); one of the wrong type is XRG189 already."""
+    out = message_options(proto, po)
+    model = protocols.ENDPOINT_OPTIONS.get(proto.id)
+    for name, option in model.options.items() if model is not None else ():
+        if option.message == name and name in po and _valid(option, po[name]):
+            out[name] = po[name]
+    return out
 
 
 def _check_usage(
@@ -212,19 +224,24 @@ _KINDS = {
 }
 
 
-def _check_value(
-    name: str, option: EndpointOption, value: Any, file: str, ptr: str, diags: Diagnostics
-) -> None:
-    """XRG189: ``value`` has the option's type and is one of its values, within its range."""
+def _valid(option: EndpointOption, value: Any) -> bool:
+    """Whether ``value`` has the option's type, is one of its values and within its range."""
     if option.kind == "any" or value is None:
-        return
+        return True
     ok = _has_kind(option.kind, value)
     if ok and option.values and value not in option.values:
         ok = False
     if ok and isinstance(value, int) and not isinstance(value, bool):
         low = 0 if option.kind == "uinteger" and option.minimum is None else option.minimum
         ok = (low is None or value >= low) and (option.maximum is None or value <= option.maximum)
-    if ok:
+    return ok
+
+
+def _check_value(
+    name: str, option: EndpointOption, value: Any, file: str, ptr: str, diags: Diagnostics
+) -> None:
+    """XRG189: ``value`` has the option's type and is one of its values, within its range."""
+    if _valid(option, value):
         return
     expected = _KINDS.get(option.kind, option.kind)
     if option.values:
