@@ -26,13 +26,12 @@ import re
 from typing import Any
 
 from . import formats, ir, protocols
-from .cloudevents import is_cloudevents
+from .cloudevents import CLOUDEVENTS, FREE_CORE, is_cloudevents
 from .diagnostics import Diagnostics
 from .endpoints.references import ResolvedEndpoint
 from .naming import Scope, last_segment, pascal, short_names, snake
 from .protocols import placeholders_of
 from .resolve import Resolved, ResolvedMessage, ResolvedSchema
-from .validate import FREE_CORE  # attributes the producer takes as arguments without a value
 
 CE_CONTEXT = frozenset(
     {"specversion", "id", "source", "type", "datacontenttype", "dataschema", "subject", "time"}
@@ -147,9 +146,7 @@ class _Builder:
         name = _schema_name(sch) or last_segment(rm.id) + "Data"
         model_name = self.claim(self.model_names, sch.location, "model", pascal(name))
         spark = self.claim(self.module, sch.location, "constant", model_name.upper(), ("_T_{}",))
-        p = ir.Payload(
-            key, sch.family, sch.schema, model_name, sch.location, sch.format, "_T_" + spark
-        )
+        p = ir.Payload(key, sch.family, sch.schema, model_name, sch.location, "_T_" + spark)
         self.payloads[key] = p
         return p
 
@@ -303,7 +300,7 @@ def _endpoint(
     message_ids = tuple(dict.fromkeys(m.id for g in carried for m in g.messages))
     envelope = data.get("envelope")
     if isinstance(envelope, str) and is_cloudevents(envelope):
-        envelope = ir.CLOUDEVENTS
+        envelope = CLOUDEVENTS
     eopts = data.get("envelopeoptions")
     protocol = rep.protocol.id if rep.protocol is not None else _unknown_protocol(data.get("protocol"))
     found: set[str] = set()

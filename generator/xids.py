@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from .cloudevents import registry_base
 from .registry import Registry
-from .validate import registry_base
 
 ABSOLUTE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 

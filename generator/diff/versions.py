@@ -19,7 +19,7 @@ from ..registry import Registry, SchemaEntry
 from .changes import BOTH, Changes, base_mode, is_mode, mode_directions
 
 if TYPE_CHECKING:
-    from . import DiffResult
+    from .catalogs import DiffResult
 
 
 def _schema_path(uri: str) -> tuple[str, str] | None:
@@ -111,7 +111,7 @@ def diff_versions(sources: Sequence[str], *, mode: str | None = None) -> DiffRes
     statement (the spec says not to check them) and are checked only with ``mode``."""
     from ..api import analyze
     from ..load import paused_gc
-    from . import DiffResult, Report
+    from .catalogs import DiffResult, Report
 
     with paused_gc():
         an = analyze(sources)
