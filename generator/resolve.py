@@ -491,7 +491,8 @@ class _Resolver:
         check_protocols(endpoints, by_id, self.d)
         selected: dict[str, list[ResolvedEndpoint]] = {}
         for ep in endpoints:
-            if ep.protocol is not None:
+            # a subscriber-only endpoint manages subscriptions; it transfers no messages
+            if ep.protocol is not None and set(ep.usage) != {"subscriber"}:
                 for gid in ep.groups:
                     selected.setdefault(gid, []).append(ep)
         for g in groups:
