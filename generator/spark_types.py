@@ -11,14 +11,20 @@ The payload rules of each schema format live in its module (``formats/jsonschema
 Event schemas (:func:`event_schema`): ``specversion``, ``id``, ``source``, ``type`` (non-null
 strings), ``time`` (timestamp), ``datacontenttype``, ``dataschema``, ``subject`` (strings),
 then each declared extension attribute with its CloudEvents type (``integer`` -> ``integer``,
-``boolean``, ``timestamp``, ``binary``, everything else ``string``), then ``data``: the payload
-type, or ``binary`` for opaque payloads.
+``boolean``, ``timestamp``, ``binary``, everything else ``string``), then ``traceparent`` and
+``tracestate`` (strings: the Distributed Tracing extension, which every output of the runtime's
+decoder keeps) unless declared, then ``data``: the payload type, or ``binary`` for opaque
+payloads.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any
+
+from .cloudevents import CORE_ATTRIBUTES, REQUIRED_CORE
+from .formats import module
+from .formats._spark import STRING, SparkType, field, struct
 
 __all__ = [
     "CORE_ATTRIBUTES",
@@ -27,22 +33,6 @@ __all__ = [
     "payload_to_spark",
 ]
 
-#: A Spark data type in its JSON form: a string for atomic types, a dict otherwise.
-SparkType = Any
-
-STRING = "string"
-#: CloudEvents context attributes every event schema has, in column order (name, kind).
-CORE_ATTRIBUTES: tuple[tuple[str, str], ...] = (
-    ("specversion", "string"),
-    ("id", "string"),
-    ("source", "urireference"),
-    ("type", "string"),
-    ("time", "timestamp"),
-    ("datacontenttype", "string"),
-    ("dataschema", "uri"),
-    ("subject", "string"),
-)
-_REQUIRED_CORE = frozenset({"specversion", "id", "source", "type"})
 #: the CloudEvents Distributed Tracing extension attributes (the runtime decoder keeps them)
 TRACING = ("traceparent", "tracestate")
 _ATTR_TYPES = {
@@ -53,33 +43,6 @@ _ATTR_TYPES = {
 }
 
 
-def field(name: str, dtype: SparkType, nullable: bool = True) -> dict[str, Any]:
-    """A struct field in Spark's JSON form."""
-    return {"name": name, "type": dtype, "nullable": nullable, "metadata": {}}
-
-
-def struct(fields: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    """A struct type in Spark's JSON form."""
-    return {"type": "struct", "fields": list(fields)}
-
-
-def array(element: SparkType, contains_null: bool = True) -> dict[str, Any]:
-    return {"type": "array", "elementType": element, "containsNull": contains_null}
-
-
-def map_of(value: SparkType, value_contains_null: bool = True) -> dict[str, Any]:
-    return {
-        "type": "map",
-        "keyType": STRING,
-        "valueType": value,
-        "valueContainsNull": value_contains_null,
-    }
-
-
-def is_struct(dtype: SparkType) -> bool:
-    return isinstance(dtype, dict) and dtype.get("type") == "struct"
-
-
 # ---------------------------------------------------------------------------------------------
 # Payloads and events
 # ---------------------------------------------------------------------------------------------
@@ -87,8 +50,6 @@ def is_struct(dtype: SparkType) -> bool:
 
 def payload_to_spark(payload_format: str | None, schema: Any) -> SparkType | None:
     """The Spark type of a payload (``ir.Payload.format`` and ``.schema``); ``None`` if opaque."""
-    from .formats import module
-
     m = module(payload_format)
     return None if m is None else m.spark_type(schema)
 
@@ -109,7 +70,7 @@ def event_schema(
     that repeat a core attribute are ignored (the core column keeps its CloudEvents type).
     """
     fields = [
-        field(name, attribute_type(kind), name not in _REQUIRED_CORE)
+        field(name, attribute_type(kind), name not in REQUIRED_CORE)
         for name, kind in CORE_ATTRIBUTES
     ]
     core = {name for name, _ in CORE_ATTRIBUTES}

@@ -21,15 +21,22 @@ from pydantic import BaseModel, ValidationError
 
 from . import catalog_model as cm
 from . import formats, protocols
-from .diagnostics import Diagnostics, pointer
-from .load import (
-    SourceError,
+from .cloudevents import (
+    DEFAULT_TYPES,
+    FREE_CORE,
+    IMPLICITLY_REQUIRED,
+    NOW,
+    absolute_dataschema,
     is_cloudevents,
-    parse_text,
-    paused_gc,
-    schema_format_family,
-    schema_format_version,
+    may_be_absolute,
+    registry_base,
 )
+from .diagnostics import Diagnostics, pointer
+from .endpoints.checks import check_endpoint, message_checked
+from .formats.spelling import schema_format_family, schema_format_version
+from .load import paused_gc
+from .load.errors import SourceError
+from .load.text import parse_text
 from .registry import Entity, Registry, SchemaEntry
 
 Data = dict[str, Any]
@@ -180,22 +187,7 @@ def _same_protocol(a: str, b: str) -> bool:
 
 # ----------------------------------------------------------------------- declared content
 
-_CE_DEFAULT_TYPES = {
-    "specversion": "string",
-    "id": "string",
-    "type": "string",
-    "source": "uritemplate",
-    "subject": "string",
-    "time": "timestamp",
-    "dataschema": "uritemplate",
-    "datacontenttype": "string",
-}
-_CE_IMPLICITLY_REQUIRED = ("type", "id", "source")
 _CE_NAME = re.compile(r"^[a-z0-9]+$")
-_NOW = "0000-01-01T00:00:00Z"
-#: CloudEvents context attributes that a catalog may leave open (no value, or an empty one:
-#: XRG145); the producer then takes them as arguments (``build``)
-FREE_CORE = frozenset({"source", "subject", "dataschema"})
 
 
 def _check_declared(data: Data, file: str, ptr: str, diags: Diagnostics) -> None:
@@ -226,14 +218,14 @@ def _check_ce_attribute(name: str, attr: Data, file: str, ptr: str, diags: Diagn
         diags.warning(
             "XRG133", file, ptr, f"CloudEvents attribute name '{name}' is longer than 20 characters"
         )
-    if name in _CE_IMPLICITLY_REQUIRED and attr.get("required") is False:
+    if name in IMPLICITLY_REQUIRED and attr.get("required") is False:
         diags.error(
             "XRG130",
             file,
             ptr + "/required",
             f"'{name}' is always required in CloudEvents and must not be declared required: false",
         )
-    kind = attr.get("type", _CE_DEFAULT_TYPES.get(name, "string"))
+    kind = attr.get("type", DEFAULT_TYPES.get(name, "string"))
     value = attr.get("value")
     if name == "specversion":
         if kind != "string" or (value is not None and value != "1.0"):
@@ -279,7 +271,7 @@ def _check_ce_attribute(name: str, attr: Data, file: str, ptr: str, diags: Diagn
             ptr + "/value",
             f"'dataschema' value {value!r} is not an absolute URI as CloudEvents requires; {fate}",
         )
-    if name == "time" and value is not None and value != _NOW:
+    if name == "time" and value is not None and value != NOW:
         _warn_fixed_time(value, file, ptr, diags)
     if name in FREE_CORE and value == "":
         diags.warning(
@@ -297,39 +289,9 @@ def _warn_fixed_time(value: Any, file: str, ptr: str, diags: Diagnostics) -> Non
         file,
         ptr + "/value",
         f"'time' has the fixed value {value!r}; it is ignored (events get the time they"
-        f" are created, or the one given, and time is not matched on receipt): use {_NOW!r}"
+        f" are created, or the one given, and time is not matched on receipt): use {NOW!r}"
         " for 'now' or omit the value",
     )
-
-
-def registry_base(file: str) -> str | None:
-    """The registry root URL of a catalog read from http(s) (``file`` is its URL), else None:
-    the URL without query and fragment, cut before its first xRegistry collection."""
-    if not _HTTP.match(file):
-        return None
-    base = file.split("#", 1)[0].split("?", 1)[0]
-    for collection in ("/messagegroups", "/schemagroups", "/endpoints"):
-        base = base.split(collection, 1)[0]
-    return base.rstrip("/")
-
-
-def absolute_dataschema(base: str, value: str) -> str:
-    """A registry-relative ``dataschema`` made absolute from the registry root ``base``."""
-    if value.startswith("#"):
-        value = value[1:]
-    return base + value if value.startswith("/") else base + "/" + value
-
-
-_HTTP = re.compile(r"^https?://", re.IGNORECASE)
-
-
-def may_be_absolute(template: str) -> bool:
-    """Whether ``template`` (a URI or a URI template) can expand to an absolute URI."""
-    head = template.split("{", 1)[0]
-    return (head == "" and template.startswith("{")) or _ABSOLUTE.match(head) is not None
-
-
-_ABSOLUTE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 # ---- attribute value types
@@ -415,15 +377,11 @@ VALUE_CHECKS: dict[str, Callable[[Any], str | None]] = {
 # --------------------------------------------------------------------- protocol options
 
 def _check_shared_options(data: Data, file: str, ptr: str, diags: Diagnostics) -> None:
-    """The options of a group or endpoint, which its messages take as defaults (a nested
-    ``options`` object of an endpoint is checked where it is written)."""
+    """The options of a group, which its messages take as defaults."""
     po = data.get("protocoloptions")
     proto = protocols.lookup(data.get("protocol"))
     if isinstance(po, dict) and proto is not None:
         _check_protocol_options(proto, po, file, ptr + "/protocoloptions", diags)
-        nested = po.get("options")
-        if isinstance(nested, dict):
-            _check_protocol_options(proto, nested, file, ptr + "/protocoloptions/options", diags)
 
 
 def _check_protocol_options(
@@ -619,77 +577,23 @@ def _looks_like_json_text(doc: str, family: str) -> bool:
     return family == "json" or doc.lstrip()[:1] in ("{", "[", '"')
 
 
-def avro_problems(schema: Any) -> list[tuple[str, str]]:
-    """Structural problems of an Avro schema (see ``formats.avro.avro_problems``)."""
-    return formats.avro.avro_problems(schema)
-
-
-def check_json_schema(
-    schema: Any, draft: str | None, file: str, ptr: str, diags: Diagnostics
-) -> None:
-    """Meta-validate an embedded JSON Schema (see ``formats.jsonschema``)."""
-    formats.jsonschema.check_json_schema(schema, draft, file, ptr, diags)
-
-
 # ----------------------------------------------------------------------------- endpoints
 
-_USAGES = frozenset({"subscriber", "consumer", "producer"})
-
-
 def _check_endpoint(ep: Entity, diags: Diagnostics) -> None:
+    """Structure, the rc4 endpoint rules (``endpoints.checks``), the message options it gives
+    its messages as defaults, and its own messages."""
     data, file, ptr = ep.data, ep.file, ep.pointer
     _structure(cm.Endpoint, ep, "XRG125", "endpoint", diags)
     _check_selectors(data, file, ptr, diags)
-    _check_shared_options(data, file, ptr, diags)
+    check_endpoint(data, file, ptr, diags)
+    po = data.get("protocoloptions")
     proto = protocols.lookup(data.get("protocol"))
-    usage = data.get("usage")
-    if isinstance(usage, list) and all(isinstance(u, str) for u in usage):
-        _check_usage(usage, proto, file, ptr + "/usage", diags)
-    opts = data.get("envelopeoptions")
-    if isinstance(opts, dict):
-        mode = opts.get("mode")
-        if mode is not None and mode not in ("binary", "structured"):
-            diags.error(
-                "XRG173",
-                file,
-                ptr + "/envelopeoptions/mode",
-                f"mode must be 'binary' or 'structured', not {mode!r}",
-            )
-        if mode == "binary" and "format" in opts:
-            diags.error(
-                "XRG173",
-                file,
-                ptr + "/envelopeoptions/format",
-                "'format' must not be set in binary mode",
-            )
+    if isinstance(po, dict) and proto is not None:
+        defaults = message_checked(proto, po)
+        if defaults:
+            _check_protocol_options(proto, defaults, file, ptr + "/protocoloptions", diags)
     msgs = data.get("messages")
     if isinstance(msgs, dict):
         for mid, m in msgs.items():
             if isinstance(m, dict):
                 validate_message(m, file, ptr + pointer("messages", mid), diags, group=data)
-
-
-def _check_usage(
-    usage: list[str], proto: protocols.Protocol | None, file: str, ptr: str, diags: Diagnostics
-) -> None:
-    unknown = [u for u in usage if u not in _USAGES]
-    if unknown:
-        diags.error(
-            "XRG172",
-            file,
-            ptr,
-            f"unknown usage {', '.join(map(repr, unknown))} (subscriber, consumer, producer)",
-        )
-        return
-    roles = set(usage)
-    if not roles:
-        diags.error("XRG172", file, ptr, "usage must name at least one role")
-    elif "producer" in roles and len(roles) > 1:
-        diags.error("XRG172", file, ptr, "'producer' must not be combined with other usages")
-    elif roles == {"subscriber", "consumer"} and proto is not None and proto.separate_roles:
-        diags.error(
-            "XRG172",
-            file,
-            ptr,
-            f"{proto.id} endpoints must model subscriber and consumer separately",
-        )

@@ -1,10 +1,10 @@
 """Schema versions: the declared ``compatibility`` of schema resources, and ``xrgen diff
---versions``: each version of each schema checked against its ``ancestor`` in the declared mode
+--versions``: each version of each schema checked against its ancestor in the declared mode
 (``_transitive``: against every ancestor up to the root).
 
 The spec's attribute is ``meta.compatibility`` on the schema resource (read also from the
-resource itself, as older catalogs write it) and ``ancestor`` on each version (``ancestorid``
-and ``ancestor`` both read); a version without one follows the version before it in the
+resource itself, as older catalogs write it) and ``ancestorid`` on each version (``load`` reads
+the older ``ancestor`` as it, warning XRG110); a version without one follows the version before it in the
 resource's order (numeric ids by number), and a root names itself.
 """
 
@@ -19,7 +19,7 @@ from ..registry import Registry, SchemaEntry
 from .changes import BOTH, Changes, base_mode, is_mode, mode_directions
 
 if TYPE_CHECKING:
-    from . import DiffResult
+    from .catalogs import DiffResult
 
 
 def _schema_path(uri: str) -> tuple[str, str] | None:
@@ -59,7 +59,7 @@ def schema_mode(registry: Registry | None, uri: str | None) -> str | None:
 def registry_mode(sources: Sequence[str]) -> str | None:
     """The ``compatibility`` a catalog document declares at its root (the last source that
     declares one; a split-file folder's root ``index.json``; URLs are not fetched again)."""
-    from ..load import parse_text
+    from ..load.text import parse_text
 
     found: str | None = None
     for source in sources:
@@ -94,7 +94,7 @@ def declared_mode(registry: Registry | None) -> str | None:
 def ancestor_of(entry: SchemaEntry, vid: str) -> str | None:
     """The version id ``vid`` descends from, or None for a root."""
     data: dict[str, Any] = entry.versions[vid].data
-    for key in ("ancestor", "ancestorid"):
+    for key in ("ancestorid", "ancestor"):
         value = data.get(key)
         if isinstance(value, str) and value:
             return None if value in (vid, "request") else value
@@ -111,7 +111,7 @@ def diff_versions(sources: Sequence[str], *, mode: str | None = None) -> DiffRes
     statement (the spec says not to check them) and are checked only with ``mode``."""
     from ..api import analyze
     from ..load import paused_gc
-    from . import DiffResult, Report
+    from .catalogs import DiffResult, Report
 
     with paused_gc():
         an = analyze(sources)
@@ -194,7 +194,7 @@ def _check_schema(gid: str, sid: str, entry: SchemaEntry, transitive: bool, out:
 
 
 def _format(entry: SchemaEntry, data: dict[str, Any]) -> str:
-    from ..load import schema_format_family
+    from ..formats.spelling import schema_format_family
     from ..resolve import _guess_family
 
     fmt = data.get("format") or entry.entity.data.get("format")

@@ -131,7 +131,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql.types import DataType
 
 from . import _spark_sql as S
-from ._core import MessageDef
+from ._definitions import MessageDef
 from ._spark_columns import (
     _CORRUPT,
     _S,

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 from pyspark.sql.types import DataType, StructField, StructType
 
 from . import _spark_sql as S
-from ._core import MessageDef
+from ._definitions import MessageDef
 from ._spark_columns import _S, _case, _type_lookup
 from ._spark_payloads import CONNECTORS, PayloadSpec, connector_present
 from ._spark_sql import Expr as X

@@ -71,9 +71,8 @@ class _Routing(_Parse):
         for opt in t.options:
             col = self.wire.option(opt.path)
             if col is not None:
-                conds.append(
-                    S.col("_xr_o_" + "_".join(opt.path)) == _canonical(opt.value)
-                )
+                expected = self.wire.expected(opt.path, _canonical(opt.value))
+                conds.append(S.col("_xr_o_" + "_".join(opt.path)) == expected)
         seen: dict[str, X] = {}
         for ref, regex, names in t.templates:
             src = self._source(ref)

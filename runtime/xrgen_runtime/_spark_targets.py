@@ -9,7 +9,7 @@ import re
 
 from pyspark.sql.types import DataType
 
-from ._core import MessageDef, OptionDef
+from ._definitions import MessageDef, OptionDef
 from ._spark_columns import _canonical
 from ._spark_wires import _Wire
 
@@ -32,12 +32,6 @@ _VAR = re.compile(r"\{([^{}]*)\}")
 _TYPED_KINDS = ("timestamp", "integer", "boolean", "binary", "uri")
 #: core attributes checked on every row (the dispatcher's CORE_ATTRIBUTE_KINDS)
 _CORE_KINDS = {"time": "timestamp", "dataschema": "uri"}
-#: binding fields that brokers may change in transit: never matched (as the dispatcher)
-_TRANSIT = {
-    "MQTT": {"qos", "retain", "message_expiry_interval"},
-    "KAFKA": {"partition"},
-    "PULSAR": {"event_time"},
-}
 
 
 def _java_escape(text: str) -> str:
@@ -52,7 +46,7 @@ def template_regex(template: str) -> tuple[str, tuple[str, ...]]:
     """A Java regex matching ``template`` (RFC 6570 level 1) and its placeholder names.
 
     Placeholder ``i`` is capturing group ``i + 1``; a repeated placeholder must repeat the
-    same text (a back-reference). The regex reads a text as ``_core.UriTemplate.match`` does
+    same text (a back-reference). The regex reads a text as ``_uritemplate.UriTemplate.match`` does
     (leftmost-shortest, without backtracking): each placeholder but the last is a lazy group
     inside an atomic group with the literal text that ends it, so it takes the leftmost
     occurrence of that literal and is never tried again; the last takes the rest.
@@ -137,7 +131,7 @@ class _Target:
             self.kinds[attr.name] = attr.kind
             self._compile_attr(attr.name, attr.kind, attr.required, attr.value)
         if self.bound and self.applies:
-            transit = _TRANSIT.get(wire.family or "", set())
+            transit = wire.transit  # fields brokers may change: never matched
             for opt in defn.options:
                 if opt.path and opt.path[0] not in transit:
                     self._compile_option(opt)

@@ -1,26 +1,16 @@
 """The landing shapes of the Spark decoder: their schemas and how each one is read.
 
-``LANDING_SCHEMAS[binding]`` is the DataFrame schema that wire messages of a binding land in
-(mirroring the runtime's ``*Message`` types); a :class:`_Wire` reads the CloudEvents
-attributes, content type, payload and protocol options of rows of that shape.
+``LANDING_SCHEMAS[binding]`` is the DataFrame schema that wire messages of a binding land in,
+as the binding's declaration (``bindings.BINDINGS``) states it; a :class:`_Wire` reads the
+CloudEvents attributes, content type, payload and protocol options of rows of that shape, with
+the declaration's family, transit, case-insensitive and upper-case fields.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pyspark.sql.types import (
-    ArrayType,
-    BinaryType,
-    BooleanType,
-    IntegerType,
-    LongType,
-    MapType,
-    StringType,
-    StructField,
-    StructType,
-    TimestampType,
-)
+from pyspark.sql.types import StructType
 
 from . import _spark_sql as S
 from ._spark_columns import (
@@ -33,136 +23,41 @@ from ._spark_columns import (
     _text,
 )
 from ._spark_sql import Expr as X
+from .bindings import BINDINGS, BindingSpec
 
-_S = StringType()
-_PAIRS = ArrayType(StructType([StructField("key", _S), StructField("value", _S)]))
-_SMAP = MapType(_S, _S)
-
-
-#: Landing schemas of wire messages (mirroring the ``*Message`` dataclasses of ``_core``).
-#: ``kafka`` is Spark's Kafka source schema. AMQP application properties, annotations and
-#: footer hold canonical CloudEvents strings (``true``, RFC 3339 timestamps, base64).
+#: Landing schemas of wire messages, from the binding declarations (mirroring the
+#: ``*Message`` types). ``kafka`` is Spark's Kafka source schema. AMQP application
+#: properties, annotations and footer hold canonical CloudEvents strings (``true``, RFC 3339
+#: timestamps, base64).
 LANDING_SCHEMAS: dict[str, StructType] = {
-    "kafka": StructType(
-        [
-            StructField("key", BinaryType()),
-            StructField("value", BinaryType()),
-            StructField("topic", _S),
-            StructField("partition", IntegerType()),
-            StructField("offset", LongType()),
-            StructField("timestamp", TimestampType()),
-            StructField("timestampType", IntegerType()),
-            StructField(
-                "headers",
-                ArrayType(
-                    StructType(
-                        [StructField("key", _S), StructField("value", BinaryType())]
-                    )
-                ),
-            ),
-        ]
-    ),
-    "amqp": StructType(
-        [
-            StructField("body", BinaryType()),
-            StructField(
-                "properties",
-                StructType(
-                    [
-                        StructField("message_id", _S),
-                        StructField("user_id", BinaryType()),
-                        StructField("to", _S),
-                        StructField("subject", _S),
-                        StructField("reply_to", _S),
-                        StructField("correlation_id", _S),
-                        StructField("content_type", _S),
-                        StructField("content_encoding", _S),
-                        StructField("absolute_expiry_time", TimestampType()),
-                        StructField("creation_time", TimestampType()),
-                        StructField("group_id", _S),
-                        StructField("group_sequence", LongType()),
-                        StructField("reply_to_group_id", _S),
-                    ]
-                ),
-            ),
-            StructField("application_properties", _SMAP),
-            StructField("message_annotations", _SMAP),
-            StructField(
-                "header",
-                StructType(
-                    [
-                        StructField("durable", BooleanType()),
-                        StructField("priority", IntegerType()),
-                        StructField("ttl", LongType()),
-                        StructField("first_acquirer", BooleanType()),
-                        StructField("delivery_count", LongType()),
-                    ]
-                ),
-            ),
-            StructField("footer", _SMAP),
-            StructField("address", _S),
-        ]
-    ),
-    "mqtt": StructType(
-        [
-            StructField("topic", _S),
-            StructField("payload", BinaryType()),
-            StructField("qos", IntegerType()),
-            StructField("retain", BooleanType()),
-            StructField("version", _S),
-            StructField("content_type", _S),
-            StructField("user_properties", _PAIRS),
-            StructField("response_topic", _S),
-            StructField("correlation_data", BinaryType()),
-            StructField("message_expiry_interval", LongType()),
-            StructField("payload_format_indicator", IntegerType()),
-        ]
-    ),
-    "nats": StructType(
-        [
-            StructField("subject", _S),
-            StructField("payload", BinaryType()),
-            StructField("headers", _PAIRS),
-            StructField("reply", _S),
-        ]
-    ),
-    "http": StructType(
-        [
-            StructField("method", _S),
-            StructField("path", _S),
-            StructField("headers", _PAIRS),
-            StructField("body", BinaryType()),
-            StructField("status", IntegerType()),
-        ]
-    ),
-    "pulsar": StructType(
-        [
-            StructField("topic", _S),
-            StructField("payload", BinaryType()),
-            StructField("properties", _SMAP),
-            StructField("partition_key", _S),
-            StructField("event_time", LongType()),
-        ]
-    ),
-    "rocketmq": StructType(
-        [
-            StructField("topic", _S),
-            StructField("body", BinaryType()),
-            StructField("properties", _SMAP),
-            StructField("tag", _S),
-            StructField("keys", ArrayType(_S)),
-        ]
-    ),
+    name: StructType.fromJson(spec.landing_json()) for name, spec in BINDINGS.items()
 }
 
 
 class _Wire:
-    """Reads one landing shape. Subclasses set the class attributes and override readers."""
+    """Reads one landing shape. Subclasses set the class attributes and override readers;
+    ``spec`` is the binding's declaration (``None`` for structured JSON rows)."""
 
-    family: str | None = None
     payload = "payload"
     lineage: tuple[str, ...] = ()
     fields: dict[str, str] = {}
+
+    def __init__(self, spec: BindingSpec | None = None) -> None:
+        self.spec = spec
+        #: the protocol family definitions bound to this binding name
+        self.family = spec.family if spec is not None else None
+        #: fields brokers may change in transit: never matched (as the dispatcher)
+        self.transit = spec.transit if spec is not None else frozenset()
+
+    def caseless(self, field: str) -> bool:
+        """Whether entry names of ``field`` compare case-insensitively."""
+        return self.spec is not None and field in self.spec.caseless
+
+    def expected(self, path: tuple[str, ...], value: str) -> str:
+        """The text an option's value must equal (upper case for an upper-case field)."""
+        if self.spec is not None and path[0] in self.spec.upper:
+            return value.upper()
+        return value
 
     def content_type(self) -> X:
         """The protocol content type (structured-mode detection)."""
@@ -197,7 +92,10 @@ class _Wire:
     def option(self, path: tuple[str, ...]) -> X | None:
         """The text of protocol option ``path`` (``None``: not readable from this shape)."""
         if len(path) == 1 and path[0] in self.fields:
-            return _text(S.col(self.fields[path[0]]))
+            text = _text(S.col(self.fields[path[0]]))
+            if self.spec is not None and path[0] in self.spec.upper:
+                return S.fn("upper", text)
+            return text
         if len(path) == 2:
             return self.keyed(path[0], path[1])
         return None
@@ -207,7 +105,6 @@ class _Wire:
 
 
 class _Kafka(_Wire):
-    family = "KAFKA"
     payload = "value"
     lineage = ("topic", "partition", "offset", "timestamp")
     fields = {"topic": "topic", "partition": "partition", "key": "key"}
@@ -226,7 +123,6 @@ class _Kafka(_Wire):
 
 
 class _Amqp(_Wire):
-    family = "AMQP"
     payload = "body"
     lineage = ("address",)
     fields = {"address": "address"}
@@ -249,7 +145,6 @@ class _Amqp(_Wire):
 
 
 class _Mqtt(_Wire):
-    family = "MQTT"
     lineage = ("topic",)
     fields = {
         "topic": "topic",
@@ -275,12 +170,13 @@ class _Mqtt(_Wire):
 
 
 class _Nats(_Wire):
-    family = "NATS"
     lineage: tuple[str, ...] = ("subject",)
     fields = {"subject": "subject", "reply": "reply"}
 
     def content_type(self) -> X:
-        return _pair(S.col("headers"), "content-type", caseless=True)
+        return _pair(
+            S.col("headers"), "content-type", caseless=self.caseless("headers")
+        )
 
     def structured(self) -> X:
         """``Content-Type`` says so, or no ``ce-`` headers and a JSON object payload."""
@@ -293,7 +189,7 @@ class _Nats(_Wire):
         return _pct_decoded(self._raw_attribute(name))
 
     def _raw_attribute(self, name: str) -> X:
-        return _pair(S.col("headers"), "ce-" + name, caseless=True)
+        return _pair(S.col("headers"), "ce-" + name, caseless=self.caseless("headers"))
 
     def attribute_invalid(self, names: Sequence[str]) -> X | None:
         return _any([_pct_invalid(self._raw_attribute(n)) for n in names])
@@ -303,12 +199,11 @@ class _Nats(_Wire):
 
     def keyed(self, field: str, key: str) -> X | None:
         if field == "headers":
-            return _pair(S.col("headers"), key, caseless=True)
+            return _pair(S.col("headers"), key, caseless=self.caseless("headers"))
         return None
 
 
 class _Http(_Nats):
-    family = "HTTP"
     payload = "body"
     lineage = ("method", "path")
     fields = {"method": "method", "status": "status"}
@@ -336,7 +231,6 @@ class _Http(_Nats):
 
 
 class _Pulsar(_Wire):
-    family = "PULSAR"
     lineage = ("topic",)
     fields = {"topic": "topic", "partition_key": "partition_key"}
 
@@ -355,7 +249,6 @@ class _Pulsar(_Wire):
 
 
 class _RocketMq(_Wire):
-    family = "ROCKETMQ"
     payload = "body"
     lineage = ("topic",)
     fields = {"topic": "topic", "tag": "tag"}
@@ -388,13 +281,17 @@ class _Json(_Wire):
         return S.col("value").cast("binary")
 
 
+#: how each landing shape is read, by binding name (and ``json``: structured events as text)
+_READERS: dict[str, type[_Wire]] = {
+    "kafka": _Kafka,
+    "amqp": _Amqp,
+    "mqtt": _Mqtt,
+    "nats": _Nats,
+    "http": _Http,
+    "pulsar": _Pulsar,
+    "rocketmq": _RocketMq,
+}
 _WIRES: dict[str, _Wire] = {
-    "kafka": _Kafka(),
-    "amqp": _Amqp(),
-    "mqtt": _Mqtt(),
-    "nats": _Nats(),
-    "http": _Http(),
-    "pulsar": _Pulsar(),
-    "rocketmq": _RocketMq(),
+    **{name: _READERS[name](spec) for name, spec in BINDINGS.items()},
     "json": _Json(),
 }

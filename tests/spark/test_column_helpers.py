@@ -131,7 +131,7 @@ def test_timestamp_attributes_parse_as_the_codecs_do(
 ) -> None:
     """``_typed(raw, "timestamp")`` is set exactly where ``parse_time`` accepts the text, with
     the same instant."""
-    core = runtime_package._core
+    core = importlib.import_module(runtime_package.__name__ + "._time")
 
     def python(text: str) -> Any:
         try:

@@ -11,7 +11,6 @@ import pytest
 from xrgen.diagnostics import Diagnostics
 from xrgen.load import load
 from xrgen.validate import (
-    avro_problems,
     template_problem,
     validate,
     validate_resolved_message,
@@ -425,7 +424,11 @@ def test_avro_schema_in_schema_version(check: Any) -> None:
     ]
 
 
-def test_avro_problems_accepts_real_schemas() -> None:
+def test_avro_schemas_real_and_without_fields(check: Any) -> None:
+    def doc(schema: Any) -> dict[str, Any]:
+        version = {"format": "Avro/1.11", "schema": schema}
+        return {"schemagroups": {"s": {"schemas": {"x": {"versions": {"1": version}}}}}}
+
     schema = {
         "type": "record",
         "name": "T",
@@ -439,9 +442,9 @@ def test_avro_problems_accepts_real_schemas() -> None:
             {"name": "d", "type": {"type": "int", "logicalType": "date"}},
         ],
     }
-    assert avro_problems(schema) == []
-    assert avro_problems({"type": "record", "name": "R"}) == [
-        ("/fields", "a record needs a 'fields' array")
+    assert check(doc(schema)) == []
+    assert check(doc({"type": "record", "name": "R"})) == [
+        "/schemagroups/s/schemas/x/versions/1/schema/fields: error XRG151"
     ]
 
 
@@ -495,19 +498,26 @@ def test_default_version_must_exist(check: Any) -> None:
 
 
 @pytest.mark.parametrize(
-    ("usage", "protocol", "ok"),
+    ("usage", "protocol", "code"),
     [
-        (["producer"], "KAFKA", True),
-        (["subscriber", "consumer"], "MQTT/5.0", True),
-        (["subscriber", "consumer"], "HTTP", False),
-        (["producer", "consumer"], "AMQP/1.0", False),
-        (["publisher"], "NATS", False),
-        ([], "NATS", False),
+        (["producer"], "KAFKA", None),
+        (["subscriber", "consumer"], "MQTT/5.0", None),
+        (["subscriber", "consumer"], "NATS", None),
+        (["subscriber", "consumer"], "HTTP", "XRG179"),
+        (["subscriber", "consumer"], "KAFKA", "XRG178"),
+        (["subscriber", "consumer"], "PULSAR", "XRG178"),
+        (["producer", "consumer"], "AMQP/1.0", "XRG177"),
+        (["publisher"], "NATS", "XRG172"),
+        ([], "NATS", "XRG172"),
     ],
 )
-def test_endpoint_usage(check: Any, usage: list[str], protocol: str, ok: bool) -> None:
+def test_endpoint_usage(check: Any, usage: list[str], protocol: str, code: str | None) -> None:
     got = check({"endpoints": {"e": {"usage": usage, "protocol": protocol}}})
-    assert got == ([] if ok else ["/endpoints/e/usage: error XRG172"])
+    assert got == ([] if code is None else [f"/endpoints/e/usage: error {code}"])
+
+
+def test_endpoint_usage_is_required(check: Any) -> None:
+    assert check({"endpoints": {"e": {"protocol": "NATS"}}}) == ["/endpoints/e: error XRG176"]
 
 
 def test_endpoint_envelope_options(check: Any) -> None:
@@ -516,7 +526,7 @@ def test_endpoint_envelope_options(check: Any) -> None:
         "envelope": "CloudEvents/1.0",
         "envelopeoptions": {"mode": "binary", "format": "application/cloudevents+json"},
     }
-    assert check({"endpoints": {"e": ep}}) == ["/endpoints/e/envelopeoptions/format: error XRG173"]
+    assert check({"endpoints": {"e": ep}}) == ["/endpoints/e/envelopeoptions/format: error XRG181"]
     ep["envelopeoptions"] = {"mode": "batched"}
     assert check({"endpoints": {"e": ep}}) == ["/endpoints/e/envelopeoptions/mode: error XRG173"]
 
