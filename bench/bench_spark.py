@@ -621,13 +621,13 @@ def payload_formats(spark: Any, rt: Any, rows: int, repeat: int, root: str) -> N
 SYNTH = ROOT.parent / "shared" / "tools" / "synth_catalog.py"
 
 
-def synthetic_package(work: str) -> tuple[Any, str]:
+def synthetic_package(work: str, synth: Path = SYNTH) -> tuple[Any, str]:
     """(the ``spark`` module of the package generated from ``synth_catalog.py``, what it is);
     without that script, a module-like object with 1,100 definitions built here."""
     import subprocess
     from types import SimpleNamespace
 
-    if not SYNTH.is_file():
+    if not synth.is_file():
         defs, schemas = definitions(runtime(), LARGE_CATALOG)
         return (
             SimpleNamespace(
@@ -635,13 +635,13 @@ def synthetic_package(work: str) -> tuple[Any, str]:
                     "xrgen_runtime._spark"
                 ).SparkDecoder(defs, schemas, binding)
             ),
-            f"{LARGE_CATALOG:,} definitions built here ({SYNTH} is absent)",
+            f"{LARGE_CATALOG:,} definitions built here ({synth} is absent)",
         )
     name = "synth_bench"
     catalog = os.path.join(work, "synth.json")
     if not os.path.isfile(os.path.join(work, name, "spark.py")):
         subprocess.run(
-            [sys.executable, str(SYNTH), catalog], check=True, capture_output=True
+            [sys.executable, str(synth), catalog], check=True, capture_output=True
         )
         subprocess.run(
             [
@@ -665,11 +665,13 @@ def synthetic_package(work: str) -> tuple[Any, str]:
     return importlib.import_module(name + ".spark"), "the synth_catalog.py package"
 
 
-def catalog_scale(spark: Any, work: str) -> tuple[float, float, float, int, str]:
+def catalog_scale(
+    spark: Any, work: str, synth: Path = SYNTH
+) -> tuple[float, float, float, int, str]:
     """(seconds to build the synthetic catalog's Kafka decoder and its routing, then the
     plans of all its outputs, then as many trivial ``where`` DataFrames; outputs; what).
     """
-    pkg, what = synthetic_package(work)
+    pkg, what = synthetic_package(work, synth)
     landing = importlib.import_module("xrgen_runtime._spark").LANDING_SCHEMAS["kafka"]
     df = spark.createDataFrame([], landing)
     start = time.perf_counter()
@@ -700,6 +702,12 @@ def main() -> None:
     )
     parser.add_argument(
         "--dir", default=os.path.join(tempfile.gettempdir(), "xrgen-bench-spark")
+    )
+    parser.add_argument(
+        "--synth",
+        type=Path,
+        default=SYNTH,
+        help="synth_catalog.py (default: ../shared/tools)",
     )
     args = parser.parse_args()
 
@@ -739,7 +747,9 @@ def main() -> None:
     dec1 = sp.SparkDecoder(defs1, schemas1, "kafka")
     dec20 = sp.SparkDecoder(defs20, schemas20, "kafka")
     dec_large = sp.SparkDecoder(*definitions(rt, LARGE_CATALOG), "kafka")
-    route_s, outputs_s, floor_s, n_outputs, what = catalog_scale(spark, args.dir)
+    route_s, outputs_s, floor_s, n_outputs, what = catalog_scale(
+        spark, args.dir, args.synth
+    )
     counts: dict[str, int] = {}
 
     def count_writer(mid: str | None, frame: Any, _batch: int) -> None:

@@ -112,12 +112,7 @@ def _rows(acme: ModuleType) -> list[dict[str, Any]]:
     bad = [
         [("content-type", b"application/cloudevents+json")],  # value below is not JSON
         [("ce_specversion", b"1.0"), ("ce_id", b"x"), ("ce_source", b"/s")],  # no type
-        [
-            ("ce_specversion", b"1.0"),
-            ("ce_id", b"x"),
-            ("ce_source", b"/s"),
-            ("ce_type", b"nope"),
-        ],
+        [("ce_specversion", b"1.0"), ("ce_id", b"x"), ("ce_source", b"/s"), ("ce_type", b"nope")],
     ]
     for headers in bad:
         msg = kafka.KafkaMessage("t", None, b"{oops", tuple(headers), 0)
@@ -131,24 +126,16 @@ def test_decoder_on_a_standalone_cluster(
     sp = importlib.import_module("acme.spark")
     rows = _rows(acme)
     inbox = tmp_path / "inbox"
-    spark.createDataFrame(rows, sp.LANDING_SCHEMAS["kafka"]).repartition(
-        4
-    ).write.parquet(str(inbox))
+    spark.createDataFrame(rows, sp.LANDING_SCHEMAS["kafka"]).repartition(4).write.parquet(
+        str(inbox)
+    )
     outputs, dead = sp.decode_kafka(spark.read.parquet(str(inbox)))
     expected = summary({**outputs, "None": dead})
     assert len(expected["None"]) == 3 and sum(map(len, expected.values())) == len(rows)
 
     package_parent = str(Path(acme.__file__).parent.parent)
     job = subprocess.run(
-        [
-            sys.executable,
-            str(JOB),
-            cluster,
-            package_parent,
-            "acme",
-            str(inbox),
-            str(tmp_path),
-        ],
+        [sys.executable, str(JOB), cluster, package_parent, "acme", str(inbox), str(tmp_path)],
         capture_output=True,
         text=True,
         timeout=600,

@@ -19,9 +19,7 @@ pytestmark = pytest.mark.spark
 CATALOG = Path(__file__).resolve().parents[2] / "catalogs" / "routing" / "catalog.json"
 
 
-def test_every_routing_message_lands_in_its_own_output(
-    spark: Any, generated: Any
-) -> None:
+def test_every_routing_message_lands_in_its_own_output(spark: Any, generated: Any) -> None:
     pkg = generated(CATALOG, package="routing_spark")
     sp = importlib.import_module(pkg.__name__ + ".spark")
     rows: dict[str, list[dict[str, Any]]] = {}
@@ -30,11 +28,7 @@ def test_every_routing_message_lands_in_its_own_output(
         event = example_event(pkg, message_id)
         for codec, _mode, wire in own_wires(pkg, message_id, event):
             batch = rows.setdefault(codec, [])
-            batch.append(
-                _kafka_row(wire, len(batch))
-                if codec == "kafka"
-                else _to_landing(codec, wire)
-            )
+            batch.append(_kafka_row(wire, len(batch)) if codec == "kafka" else _to_landing(codec, wire))
             expected[message_id] += 1
     got: Counter[str] = Counter()
     dead: list[Any] = []

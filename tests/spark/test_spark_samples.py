@@ -21,9 +21,7 @@ if not PRESENT:
 
 
 @pytest.mark.parametrize("sample", GOOD)
-def test_every_sample_message_decodes_in_spark(
-    spark: Any, generated: Any, sample: str
-) -> None:
+def test_every_sample_message_decodes_in_spark(spark: Any, generated: Any, sample: str) -> None:
     pkg = generated(SAMPLES / sample, package=package_name(sample))
     sp = importlib.import_module(pkg.__name__ + ".spark")
     built, skipped = events(pkg)
@@ -33,11 +31,7 @@ def test_every_sample_message_decodes_in_spark(
     for info, event in built:
         for codec, _mode, wire in wire_messages(pkg, info, event):
             batch = rows.setdefault(codec, [])
-            batch.append(
-                _kafka_row(wire, len(batch))
-                if codec == "kafka"
-                else _to_landing(codec, wire)
-            )
+            batch.append(_kafka_row(wire, len(batch)) if codec == "kafka" else _to_landing(codec, wire))
             # plain protocol messages have neither id nor type
             expected["out", event.attributes.get("id"), info.type] += 1
     got: Counter[tuple[str, Any, Any]] = Counter()
