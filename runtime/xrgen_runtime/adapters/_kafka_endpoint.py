@@ -40,7 +40,10 @@ RECEIVER_ROLES = ("consumer", "subscriber")
 CLIENT = "confluent-kafka"
 
 _SASL_PASSWORD = frozenset({"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"})
-_OAUTH: tuple[tuple[str, ...], ...] = (("token",), ("oauth_client_id", "oauth_client_secret"))
+_OAUTH: tuple[tuple[str, ...], ...] = (
+    ("token",),
+    ("oauth_client_id", "oauth_client_secret"),
+)
 _USER_PASSWORD: tuple[tuple[str, ...], ...] = (("username", "password"),)
 _SCHEMES = {
     "": False,
@@ -142,7 +145,9 @@ def _security(settings: Settings, conf: dict[str, Any], tls: bool) -> None:
         conf["ssl.ca.location"] = get("ca_file")
 
 
-def _oauth(settings: Settings, conf: dict[str, Any], entry: Authorization | None) -> None:
+def _oauth(
+    settings: Settings, conf: dict[str, Any], entry: Authorization | None
+) -> None:
     get = settings.credentials.get
     token = get("token")
     if token:
@@ -154,7 +159,9 @@ def _oauth(settings: Settings, conf: dict[str, Any], entry: Authorization | None
     endpoint_url = entry.authorityuri if entry is not None else None
     if endpoint_url:
         conf["sasl.oauthbearer.token.endpoint.url"] = endpoint_url
-    elif "sasl.oauthbearer.token.endpoint.url" not in (settings.client.get("config") or {}):
+    elif "sasl.oauthbearer.token.endpoint.url" not in (
+        settings.client.get("config") or {}
+    ):
         raise EndpointError(
             f"endpoint {settings.endpoint.id!r}: OAUTHBEARER with client credentials needs "
             "the token endpoint: authorityuri in the catalog, or pass "
@@ -216,7 +223,12 @@ def encoder(settings: Settings) -> Callable[[Event[Any]], KafkaMessage]:
                 headers=b.headers + extra if extra else None,
             )
         return codec.encode(
-            event, mode, topic=topic, key=key, partition=partition, headers=extra or None
+            event,
+            mode,
+            topic=topic,
+            key=key,
+            partition=partition,
+            headers=extra or None,
         )
 
     return encode

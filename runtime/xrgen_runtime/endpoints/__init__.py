@@ -14,7 +14,12 @@ Importing this package loads neither pydantic nor a client library.
 from __future__ import annotations
 
 from ._credentials import CREDENTIAL_FIELDS, Credentials, Secret, env_names
-from ._errors import EndpointError, MessageNotDeclared, MissingCredential, MissingPlaceholder
+from ._errors import (
+    EndpointError,
+    MessageNotDeclared,
+    MissingCredential,
+    MissingPlaceholder,
+)
 from ._model import ROLES, Authorization, Endpoint
 
 __all__ = [

@@ -10,6 +10,7 @@ and the binding's client arguments. Anything else is a ``TypeError`` naming what
 
 from __future__ import annotations
 
+import importlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -50,6 +51,14 @@ class Settings:
     #: every placeholder value given (for the producers of messages the binding builds)
     placeholders: Mapping[str, str]
 
+    @property
+    def package_messages(self) -> Mapping[str, Any]:
+        """``MESSAGES`` of the endpoint's generated package (every message, by id)."""
+        messages: Mapping[str, Any] = importlib.import_module(
+            self.endpoint.package
+        ).MESSAGES
+        return messages
+
     def option(self, name: str, default: Any = None) -> Any:
         value = self.options.get(name)
         return default if value is None else value
@@ -87,14 +96,18 @@ def expand(value: Any, values: Mapping[str, str]) -> Any:
     return value
 
 
-def _option_name(name: str, known: frozenset[str], present: Mapping[str, Any]) -> str | None:
+def _option_name(
+    name: str, known: frozenset[str], present: Mapping[str, Any]
+) -> str | None:
     for candidate in (name, name.replace("_", "-")):
         if candidate in known or candidate in present:
             return candidate
     return None
 
 
-def _where(endpoint: Endpoint[Any], uris: tuple[str, ...], options: Mapping[str, Any]) -> dict[str, list[str]]:
+def _where(
+    endpoint: Endpoint[Any], uris: tuple[str, ...], options: Mapping[str, Any]
+) -> dict[str, list[str]]:
     where: dict[str, list[str]] = {}
     for uri in uris:
         for name in _VAR.findall(uri):
@@ -105,7 +118,9 @@ def _where(endpoint: Endpoint[Any], uris: tuple[str, ...], options: Mapping[str,
     return where
 
 
-def resolve(endpoint: Endpoint[Any], role: str, arguments: Mapping[str, Any]) -> Settings:
+def resolve(
+    endpoint: Endpoint[Any], role: str, arguments: Mapping[str, Any]
+) -> Settings:
     """The ``Settings`` of a client of ``endpoint`` in ``role`` (see the module doc)."""
     binding = support(endpoint)
     values: dict[str, str] = {}
@@ -122,7 +137,9 @@ def resolve(endpoint: Endpoint[Any], role: str, arguments: Mapping[str, Any]) ->
             general[name] = value
         elif name in CREDENTIAL_FIELDS:
             credentials[name] = value
-        elif (option := _option_name(name, binding.OPTIONS, endpoint.options)) is not None:
+        elif (
+            option := _option_name(name, binding.OPTIONS, endpoint.options)
+        ) is not None:
             overrides[option] = freeze(value)
         elif name in binding.CLIENT_ARGS:
             client[name] = value
@@ -195,7 +212,9 @@ def _unexpected(endpoint: Endpoint[Any], binding: EndpointSupport, name: str) ->
     parts = []
     if endpoint.placeholders:
         parts.append("placeholders " + ", ".join(endpoint.placeholders))
-    parts.append("options " + ", ".join(sorted(binding.OPTIONS | set(endpoint.options))))
+    parts.append(
+        "options " + ", ".join(sorted(binding.OPTIONS | set(endpoint.options)))
+    )
     parts.append("credentials " + ", ".join(CREDENTIAL_FIELDS))
     parts.append("general " + ", ".join(sorted(_GENERAL)))
     if binding.CLIENT_ARGS:

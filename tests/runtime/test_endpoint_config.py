@@ -1,0 +1,450 @@
+"""``Endpoint.config``: the client configuration of every binding and role, every
+authorization type per client library, credentials from arguments and environment variables,
+and secrets kept out of ``repr`` and error messages. No server: the brokers are in
+tests/brokers/test_endpoints*.py."""
+
+from __future__ import annotations
+
+import ssl
+from collections.abc import Iterator
+from types import ModuleType
+from typing import Any
+
+import pytest
+from acme_samples import SAMPLES
+from xrgen_runtime.endpoints import (
+    Authorization,
+    Endpoint,
+    EndpointError,
+    MissingCredential,
+    Secret,
+)
+
+SECRET = "s3cr3t-value"
+
+
+class _Dispatcher:
+    def __init__(self, dead_letter: Any = None) -> None:
+        self.dead_letter = dead_letter
+
+
+def make(
+    protocol: str,
+    usage: tuple[str, ...],
+    uris: tuple[str, ...],
+    options: dict[str, Any] | None = None,
+    *auth: Authorization,
+    **fields: Any,
+) -> Endpoint[_Dispatcher]:
+    from xrgen_runtime.endpoints._model import placeholders_of
+
+    options = options or {}
+    found = placeholders_of(options, placeholders_of(uris, set()))
+    values: dict[str, Any] = {
+        "id": "com.acme.Test",
+        "usage": usage,
+        "protocol": protocol,
+        "channel": None,
+        "envelope": "CloudEvents/1.0",
+        "envelope_options": {},
+        "uris": uris,
+        "options": options,
+        "authorization": auth,
+        "deployed": True,
+        "message_ids": (),
+        "placeholders": tuple(sorted(found)),
+        "package": "acme",
+        "dispatcher_class": _Dispatcher,
+    }
+    values.update(fields)
+    return Endpoint(**values)
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    import os
+
+    for name in list(os.environ):
+        if name.startswith("XRGEN_") and name not in (
+            "XRGEN_KAFKA_BOOTSTRAP",
+            "XRGEN_PULSAR_URL",
+            "XRGEN_AMQP_URL",
+            "XRGEN_MQTT_PORT",
+            "XRGEN_NATS_URL",
+            "XRGEN_SPARK_JARS",
+            "XRGEN_WHEEL_TEST",
+        ):
+            monkeypatch.delenv(name)
+    yield
+
+
+def no_secret(value: object) -> None:
+    assert SECRET not in repr(value)
+
+
+# ---------------------------------------------------------------------------------- Kafka
+
+
+def test_kafka_producer_and_consumer_config() -> None:
+    producer = make("KAFKA", ("producer",), ("PLAINTEXT://b1:9092", "b2:9092"), {"acks": -1})
+    assert producer.config() == {"bootstrap.servers": "b1:9092,b2:9092", "acks": -1}
+    consumer = make(
+        "KAFKA",
+        ("consumer",),
+        ("b1:9092",),
+        {"topic": "t", "consumergroup": "g", "autooffsetreset": "earliest", "enableautocommit": False},
+    )
+    assert consumer.config() == {
+        "bootstrap.servers": "b1:9092",
+        "group.id": "g",
+        "auto.offset.reset": "earliest",
+        "enable.auto.commit": False,
+    }
+    extra = consumer.config(config={"session.timeout.ms": 6000, "group.id": "mine"})
+    assert extra["session.timeout.ms"] == 6000 and extra["group.id"] == "mine"
+
+
+def test_kafka_subscriber_needs_the_callers_group() -> None:
+    ep = make("KAFKA", ("subscriber",), ("b:9092",), {"topic": "t"})
+    with pytest.raises(EndpointError, match="consumergroup=..."):
+        ep.config()
+    assert ep.config(consumergroup="new-group")["group.id"] == "new-group"
+
+
+def test_kafka_scheme_and_bad_uris() -> None:
+    assert make("KAFKA", ("producer",), ("SSL://b:9093",)).config()["security.protocol"] == "SSL"
+    with pytest.raises(EndpointError, match="scheme 'http'"):
+        make("KAFKA", ("producer",), ("http://b:9092",)).config()
+    with pytest.raises(EndpointError, match="mixes TLS"):
+        make("KAFKA", ("producer",), ("SSL://a:1", "b:2")).config()
+    with pytest.raises(EndpointError, match="uris="):
+        make("KAFKA", ("producer",), ()).config()
+
+
+@pytest.mark.parametrize("mechanism", ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"])
+def test_kafka_sasl_password_mechanisms(mechanism: str) -> None:
+    ep = make("KAFKA", ("producer",), ("SASL_SSL://b:9093",), {}, Authorization("SASL", mechanism))
+    config = ep.config(username="svc", password=SECRET)
+    assert config["security.protocol"] == "SASL_SSL"
+    assert config["sasl.mechanism"] == mechanism
+    assert config["sasl.username"] == "svc" and config["sasl.password"] == SECRET
+    assert isinstance(config["sasl.password"], Secret)
+    no_secret(config)
+
+
+def test_kafka_plain_type_is_sasl_plain_over_plaintext() -> None:
+    ep = make("KAFKA", ("producer",), ("b:9092",), {}, Authorization("Plain"))
+    config = ep.config(username="u", password=SECRET)
+    assert config["security.protocol"] == "SASL_PLAINTEXT"
+    assert config["sasl.mechanism"] == "PLAIN"
+
+
+def test_kafka_oauthbearer_token_and_client_credentials() -> None:
+    ep = make(
+        "KAFKA",
+        ("producer",),
+        ("SASL_SSL://b:9093",),
+        {},
+        Authorization("SASL", "OAUTHBEARER", authorityuri="https://idp/token"),
+    )
+    config = ep.config(token=SECRET)
+    assert config["sasl.mechanism"] == "OAUTHBEARER"
+    token, expiry = config["oauth_cb"]("")
+    assert token == SECRET and expiry > 0
+    no_secret(config)
+    config = ep.config(oauth_client_id="app", oauth_client_secret=SECRET)
+    assert config["sasl.oauthbearer.method"] == "oidc"
+    assert config["sasl.oauthbearer.client.id"] == "app"
+    assert config["sasl.oauthbearer.token.endpoint.url"] == "https://idp/token"
+    no_secret(config)
+    with pytest.raises(MissingCredential, match="token"):
+        ep.config()
+    bare = make("KAFKA", ("producer",), ("b:9092",), {}, Authorization("OAuth2"))
+    with pytest.raises(EndpointError, match="token endpoint"):
+        bare.config(oauth_client_id="app", oauth_client_secret=SECRET)
+
+
+def test_kafka_x509_and_unsupported_types() -> None:
+    ep = make("KAFKA", ("producer",), ("SSL://b:9093",), {}, Authorization("X509Cert"))
+    config = ep.config(cert_file="/c.pem", key_file="/k.pem", ca_file="/ca.pem")
+    assert config["security.protocol"] == "SSL"
+    assert config["ssl.certificate.location"] == "/c.pem"
+    assert config["ssl.key.location"] == "/k.pem"
+    assert config["ssl.ca.location"] == "/ca.pem"
+    unsupported = make("KAFKA", ("producer",), ("b:9092",), {}, Authorization("APIKey"))
+    with pytest.raises(EndpointError, match="cannot apply any of its authorization"):
+        unsupported.config(api_key=SECRET)
+
+
+def test_credentials_come_from_arguments_then_endpoint_then_generic_variables(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ep = make("KAFKA", ("producer",), ("b:9092",), {}, Authorization("SASL", "PLAIN"))
+    monkeypatch.setenv("XRGEN_USERNAME", "generic")
+    monkeypatch.setenv("XRGEN_PASSWORD", "generic-pw")
+    assert ep.config()["sasl.username"] == "generic"
+    monkeypatch.setenv("XRGEN_COM_ACME_TEST_USERNAME", "specific")
+    assert ep.config()["sasl.username"] == "specific"
+    assert ep.config(username="argument")["sasl.username"] == "argument"
+    assert ep.config()["sasl.password"] == "generic-pw"
+
+
+def test_the_first_satisfiable_authorization_entry_is_used() -> None:
+    ep = make(
+        "KAFKA",
+        ("producer",),
+        ("b:9092",),
+        {},
+        Authorization("SASL", "SCRAM-SHA-512"),
+        Authorization("SASL", "OAUTHBEARER", authorityuri="https://idp/t"),
+    )
+    assert ep.config(token=SECRET)["sasl.mechanism"] == "OAUTHBEARER"
+    assert ep.config(username="u", password=SECRET)["sasl.mechanism"] == "SCRAM-SHA-512"
+    chosen = ep.config(authorization="SASL OAUTHBEARER", token=SECRET, username="u", password="p")
+    assert chosen["sasl.mechanism"] == "OAUTHBEARER"
+    with pytest.raises(EndpointError, match="no authorization 'APIKey'"):
+        ep.config(authorization="APIKey")
+    with pytest.raises(MissingCredential) as info:
+        ep.config()
+    text = str(info.value)  # the preferred entry's fields, each with its variables
+    assert "SCRAM-SHA-512" in text and "username=..." in text and "XRGEN_COM_ACME_TEST_PASSWORD" in text
+
+
+# ---------------------------------------------------------------------------------- MQTT
+
+
+def test_mqtt_producer_config() -> None:
+    ep = make(
+        "MQTT/5.0",
+        ("producer",),
+        ("mqtt://broker:1884", "wss://broker/mqtt"),
+        {"topic": "plants/{plant}/readings", "qos": 1, "retain": True, "cleanstart": True,
+         "sessionexpiryinterval": 60},
+    )
+    config = ep.config(plant="p1")
+    assert config == {
+        "host": "broker",
+        "port": 1884,
+        "version": "5.0",
+        "transport": "tcp",
+        "clean_start": True,
+        "session_expiry": 60,
+    }
+
+
+def test_mqtt_subscriber_filter_shared_group_and_subscribe_options() -> None:
+    ep = make(
+        "MQTT/5.0",
+        ("subscriber", "consumer"),
+        ("mqtts://broker",),
+        {"topicfilter": "plants/+/readings", "sharedsubscriptiongroup": "billing", "qos": 2,
+         "nolocal": True, "retainaspublished": False, "retainhandling": 2, "cleanstart": False},
+        Authorization("Plain"),
+    )
+    with pytest.raises(EndpointError, match="client_id="):
+        ep.config(username="u", password=SECRET)
+    config = ep.config(username="u", password=SECRET, client_id="svc-1", ca_file="/ca.pem")
+    assert config["topics"] == ["$share/billing/plants/+/readings"]
+    assert config["qos"] == 2 and config["port"] == 8883
+    assert config["no_local"] is True and config["retain_as_published"] is False
+    assert config["retain_handling"] == 2
+    assert config["clean_start"] is False and config["client_id"] == "svc-1"
+    assert config["tls"] == {"ca_certs": "/ca.pem"}
+    assert config["username"] == "u" and config["password"] == SECRET
+    no_secret(config)
+
+
+def test_mqtt_311_clean_session_and_token_as_password() -> None:
+    ep = make(
+        "MQTT/3.1.1",
+        ("consumer",),
+        ("tcp://broker:1883",),
+        {"topicfilter": "a/#", "cleansession": True, "nolocal": True},
+        Authorization("OAuth2"),
+    )
+    config = ep.config(token=SECRET)
+    assert config["version"] == "3.1.1" and config["clean_start"] is True
+    assert "no_local" not in config  # an MQTT 5 subscribe option
+    assert config["password"] == SECRET and config["username"] == ""
+    no_secret(config)
+
+
+def test_mqtt_will_message_is_built_by_the_typed_producer(acme: ModuleType) -> None:
+    ep = make(
+        "MQTT/5.0",
+        ("producer",),
+        ("mqtt://broker",),
+        {"topic": "t", "willtopic": "acme/{plant}/gone",
+         "willmessage": "/messagegroups/com.acme.ops/messages/com.acme.ops.Heartbeat"},
+        package=acme.__name__,
+    )
+    will = ep.config(plant="p9", will=b"bye")["will"]
+    assert will.topic == "acme/p9/gone" and will.payload == b"bye"
+    alarm = make(
+        "MQTT/5.0",
+        ("producer",),
+        ("mqtt://broker",),
+        {"willtopic": "gone", "willmessage": "com.acme.Alarm"},
+        package=acme.__name__,
+    )
+    with pytest.raises(EndpointError, match="will message 'com.acme.Alarm' cannot be built"):
+        alarm.config()
+    data, kwargs = SAMPLES["com.acme.Alarm"]
+    event = acme.MESSAGES["com.acme.Alarm"].create(data, **kwargs)
+    will = alarm.config(will=event)["will"]
+    assert will.topic == "gone"
+    assert dict(will.user_properties)["type"] == "com.acme.Alarm"
+
+
+def test_mqtt_missing_filter_and_bad_scheme() -> None:
+    with pytest.raises(EndpointError, match="topicfilter=..."):
+        make("MQTT/5.0", ("subscriber",), ("mqtt://b",)).config()
+    with pytest.raises(EndpointError, match="schemes"):
+        make("MQTT/5.0", ("producer",), ("amqp://b",)).config()
+    with pytest.raises(EndpointError, match="carries no credentials"):
+        make("MQTT/5.0", ("producer",), ("mqtt://u:" + SECRET + "@b",)).config()
+
+
+# ---------------------------------------------------------------------------------- AMQP
+
+
+def test_amqp_consumer_link_settings() -> None:
+    ep = make(
+        "AMQP/1.0",
+        ("subscriber", "consumer"),
+        ("amqp://h1:5672/ignored", "amqp://h2"),
+        {"node": "/queue/{q}", "distribution-mode": "copy", "link-properties": {"k": "v"},
+         "node-capabilities": ["queue"], "source-filters": {"jms-selector": "a > 1"},
+         "terminus-durability": "configuration", "expiry-policy": "never", "timeout": 30,
+         "sender-settle-mode": "unsettled", "receiver-settle-mode": "first",
+         "connection-properties": {"product": "svc"}, "connection-capabilities": ["ANONYMOUS-RELAY"]},
+        Authorization("SASL", "PLAIN"),
+    )
+    config = ep.config(q="orders", username="u", password=SECRET, prefetch=5)
+    assert config["url"] == ["amqp://h1:5672", "amqp://h2:5672"]
+    assert config["address"] == "/queue/orders"
+    assert config["user"] == "u" and config["password"] == SECRET
+    assert config["allowed_mechs"] == "PLAIN"
+    assert config["prefetch"] == 5
+    assert config["connection_properties"] == {"product": "svc"}
+    assert config["connection_capabilities"] == ["ANONYMOUS-RELAY"]
+    assert config["link"] == {
+        "properties": {"k": "v"},
+        "capabilities": ("queue",),
+        "durability": "configuration",
+        "expiry_policy": "never",
+        "timeout": 30,
+        "sender_settle_mode": "unsettled",
+        "receiver_settle_mode": "first",
+        "distribution_mode": "copy",
+        "filters": {"jms-selector": "a > 1"},
+    }
+    no_secret(config)
+
+
+def test_amqp_producer_node_from_uri_path_and_no_source_options() -> None:
+    ep = make("AMQP/1.0", ("producer",), ("amqps://h/orders",), {"distribution-mode": "copy"})
+    config = ep.config(token=SECRET)  # no authorization declared: a given token still applies
+    assert config["address"] == "orders" and config["url"] == ["amqps://h:5671"]
+    assert config["tls"] == {} and config["password"] == SECRET
+    assert "link" not in config
+    with pytest.raises(EndpointError, match="node=..."):
+        make("AMQP/1.0", ("producer",), ("amqp://h",)).config()
+
+
+def test_amqp_dynamic_receiver_and_token_authorization() -> None:
+    ep = make("AMQP", ("consumer",), ("amqp://h",), {"dynamic": True, "durable": True},
+              Authorization("OAuth2"))
+    config = ep.config(token=SECRET)
+    assert config["dynamic"] is True and config["address"] is None
+    assert config["link"] == {"dynamic_node_properties": {"durable": True}}
+    assert config["password"] == SECRET and config["user"] == ""
+
+
+# ---------------------------------------------------------------------------------- NATS
+
+
+def test_nats_sender_and_receiver_config() -> None:
+    producer = make("NATS", ("producer",), ("nats://n1:4222", "nats://n2:4222"), {"subject": "s"},
+                    Authorization("Plain"))
+    config = producer.config(username="u", password=SECRET)
+    assert config == {"servers": ["nats://n1:4222", "nats://n2:4222"], "user": "u", "password": SECRET}
+    no_secret(config)
+    consumer = make("NATS", ("subscriber", "consumer"), ("nats://n1:4222",),
+                    {"subjectfilter": "orders.>", "queuegroup": "workers"}, Authorization("APIKey"))
+    config = consumer.config(token=SECRET)
+    assert config["subject"] == "orders.>" and config["queue"] == "workers"
+    assert config["token"] == SECRET
+    durable = consumer.config(token=SECRET, durable="billing")
+    assert durable["durable"] == "billing" and "queue" not in durable
+
+
+def test_nats_tls_scheme_builds_an_ssl_context() -> None:
+    config = make("NATS", ("producer",), ("tls://n:4222",), {"subject": "s"}).config()
+    assert isinstance(config["tls"], ssl.SSLContext)
+
+
+# ---------------------------------------------------------------------------------- HTTP
+
+
+def test_http_producer_client_settings() -> None:
+    ep = make(
+        "HTTP",
+        ("producer",),
+        ("https://api.example/hooks/{tenant}?v=1",),
+        {"method": "put", "headers": [{"name": "X-A", "value": "1"}, {"name": "X-A", "value": "2"}],
+         "query": {"src": "{tenant}"}},
+    )
+    assert ep.config(tenant="t1") == {
+        "base_url": "https://api.example:443/hooks/t1/",
+        "method": "PUT",
+        "headers": [("X-A", "1"), ("X-A", "2")],
+        "params": [("v", "1"), ("src", "t1")],
+    }
+
+
+@pytest.mark.parametrize(
+    ("auth", "options", "args", "header", "param"),
+    [
+        (Authorization("APIKey"), {}, {"api_key": SECRET}, ("X-API-Key", SECRET), None),
+        (Authorization("APIKey"), {"apikeyname": "key", "apikeyin": "query"},
+         {"api_key": SECRET}, None, ("key", SECRET)),
+        (Authorization("OAuth2"), {}, {"token": SECRET}, ("Authorization", "Bearer " + SECRET), None),
+        (Authorization("Plain"), {}, {"username": "u", "password": SECRET},
+         ("Authorization", "Basic dTpzM2NyM3QtdmFsdWU="), None),
+        (Authorization("Plain"), {"plainscheme": "query", "plainpasswordfield": "pw"},
+         {"username": "u", "password": SECRET}, None, ("pw", SECRET)),
+    ],
+)
+def test_http_authorization(
+    auth: Authorization, options: dict[str, Any], args: dict[str, str],
+    header: tuple[str, str] | None, param: tuple[str, str] | None,
+) -> None:
+    ep = make("HTTP", ("producer",), ("http://h:8080/in",), options, auth)
+    config = ep.config(**args)
+    if header is not None:
+        assert header in config["headers"]
+    if param is not None:
+        assert param in config["params"]
+    no_secret(config)
+
+
+def test_http_form_scheme_and_sasl_are_refused() -> None:
+    form = make("HTTP", ("producer",), ("http://h/in",), {"plainscheme": "form"}, Authorization("Plain"))
+    with pytest.raises(EndpointError, match="plainscheme 'form'"):
+        form.config(username="u", password=SECRET)
+    sasl = make("HTTP", ("producer",), ("http://h/in",), {}, Authorization("SASL", "PLAIN"))
+    with pytest.raises(EndpointError, match="httpx cannot apply"):
+        sasl.config(username="u", password=SECRET)
+
+
+def test_errors_never_carry_a_secret() -> None:
+    ep = make("KAFKA", ("producer",), ("b:9092",), {}, Authorization("SASL", "SCRAM-SHA-256"))
+    for call in (
+        lambda: ep.config(password=SECRET),
+        lambda: ep.config(password=SECRET, topik=1),
+        lambda: ep.config(password=SECRET, uris=["http://x"]),
+    ):
+        with pytest.raises(Exception) as info:
+            call()
+        assert SECRET not in str(info.value)
