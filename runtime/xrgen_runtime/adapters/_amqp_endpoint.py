@@ -10,12 +10,14 @@ filters, link properties, settle modes) that the adapter applies when it attache
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..endpoints._errors import EndpointError
 from ..endpoints._uris import Scheme, addresses
 
 if TYPE_CHECKING:
+    from .._core import AmqpMessage, Event
     from ..endpoints._credentials import Requirement
     from ..endpoints._model import Authorization
     from ..endpoints._resolve import Settings
@@ -163,19 +165,26 @@ def config(settings: Settings) -> dict[str, Any]:
     return kwargs
 
 
-def sender(settings: Settings) -> Any:
-    """An ``AmqpSender`` to the endpoint's node; events go to their binding's address when
-    they have one, else to the node."""
+def encoder(settings: Settings) -> Callable[[Event[Any]], AmqpMessage]:
+    """Encode an event as an AMQP message; one without an address goes to the sender's node."""
     from ..bindings import amqp as codec
-    from ..endpoints._encode import checked_encoder
-    from .amqp import AmqpSender
 
     mode = settings.mode
 
-    def encode(event: Any) -> Any:
+    def encode(event: Event[Any]) -> AmqpMessage:
         return codec.encode(event, mode)
 
-    return AmqpSender(**config(settings), encoder=checked_encoder(settings, encode))
+    return encode
+
+
+def sender(settings: Settings) -> Any:
+    """An ``AmqpSender`` to the endpoint's node; events go to their binding's address when
+    they have one, else to the node."""
+    from ..endpoints._encode import checked_encoder
+    from .amqp import AmqpSender
+
+    encode = checked_encoder(settings, encoder(settings))
+    return AmqpSender(**config(settings), encoder=encode)
 
 
 def receiver(settings: Settings) -> Any:

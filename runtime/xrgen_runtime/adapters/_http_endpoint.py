@@ -143,22 +143,21 @@ def config(settings: Settings) -> dict[str, Any]:
     return kwargs
 
 
-def encoder(settings: Settings, method: str) -> Callable[[Event[Any]], HttpMessage]:
-    """Encode an event as a request to the endpoint: its method; the event's path (relative
-    to the endpoint URI) and query when its binding has them."""
-    from .._core import new_http_message
+def encoder(settings: Settings) -> Callable[[Event[Any]], HttpMessage]:
+    """Encode an event as a request to the endpoint: the event's method, else the endpoint's;
+    the event's path and query when its binding has them (the sender resolves the path
+    against the endpoint URI, which is its base URL)."""
+    from .._core import HttpBinding
     from ..bindings import http as codec
 
     mode = settings.mode
+    method = str(settings.option("method", "POST")).upper()
 
     def encode(event: Event[Any]) -> HttpMessage:
-        message = codec.encode(event, mode, method=method)
-        path = message.path
-        if path.startswith("/"):
-            message = new_http_message(
-                message.method, path[1:], message.headers, message.body, None
-            )
-        return message
+        b = event.binding
+        if b.__class__ is HttpBinding and b.method:
+            return codec.encode(event, mode)
+        return codec.encode(event, mode, method=method)
 
     return encode
 
@@ -169,8 +168,8 @@ def sender(settings: Settings) -> Any:
     from .http import AsyncHttpSender, HttpSender
 
     kwargs = config(settings)
-    method = kwargs.pop("method")
-    encode = checked_encoder(settings, encoder(settings, method))
+    del kwargs["method"]
+    encode = checked_encoder(settings, encoder(settings))
     cls = AsyncHttpSender if settings.client.get("asynchronous") else HttpSender
     base = kwargs.pop("base_url")
     return cls(base, encoder=encode, **kwargs)

@@ -235,7 +235,7 @@ def config(settings: Settings) -> dict[str, Any]:
 
 
 def encoder(
-    settings: Settings, address: Address
+    settings: Settings, address: Address | None = None
 ) -> Callable[[Event[Any]], MqttMessage]:
     """Encode an event as a PUBLISH: the event's binding first; the endpoint's topic (or the
     URI path), QoS and retain flag where the binding has none; the endpoint's MQTT version.
@@ -245,6 +245,8 @@ def encoder(
 
     mode = settings.mode
     v = version(settings)
+    if address is None:
+        address = addresses(settings, _SCHEMES)[0]
     topic = settings.option("topic")
     if topic is None and address.scheme in _TOPIC_IN_PATH and address.path:
         topic = address.path

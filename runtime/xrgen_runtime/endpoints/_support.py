@@ -8,11 +8,13 @@ provides the ``EndpointSupport`` interface below; this module only locates it.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from ._errors import EndpointError
 
 if TYPE_CHECKING:
+    from .._core import Event
     from ._credentials import Requirement
     from ._model import Authorization, Endpoint
     from ._resolve import Settings
@@ -38,6 +40,9 @@ class EndpointSupport(Protocol):
     def requirement(self, entry: Authorization) -> Requirement: ...
 
     def config(self, settings: Settings) -> dict[str, Any]: ...
+
+    def encoder(self, settings: Settings) -> Callable[[Event[Any]], Any]:
+        """The binding's encoder of events for the endpoint (before the message check)."""
 
     def sender(self, settings: Settings) -> Any: ...
 
