@@ -53,13 +53,21 @@ if TYPE_CHECKING:
         DispatcherBase,
         DispatchResult,
         Handler,
+        HandlerError,
     )
     from ._info import MessageInfo
 
 #: the public names of the engines, imported on first use (``import xrgen_runtime`` alone
 #: loads neither pydantic nor the engines: the pytest plugin of ``testing`` stays cheap)
 _DISPATCH_NAMES = frozenset(
-    {"DEAD_LETTER_REASONS", "DeadLetter", "DispatcherBase", "DispatchResult", "Handler"}
+    {
+        "DEAD_LETTER_REASONS",
+        "DeadLetter",
+        "DispatcherBase",
+        "DispatchResult",
+        "Handler",
+        "HandlerError",
+    }
 )
 
 __all__ = [
@@ -74,6 +82,7 @@ __all__ = [
     "DispatcherBase",
     "Event",
     "Handler",
+    "HandlerError",
     "HttpBinding",
     "HttpMessage",
     "KafkaBinding",

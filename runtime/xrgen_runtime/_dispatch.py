@@ -32,7 +32,9 @@ characters with control characters escaped (``_core.bounded_detail``), so the de
 callback's log line never carries raw CR/LF whatever the input. Reasons: ``decode-error``,
 ``unknown-type``, ``no-match``, ``validation-error``, ``no-handler``, ``handler-error``,
 ``async-handler-in-sync-dispatch`` and (for bugs only) ``internal-error``. Nothing raises out
-of ``dispatch``: a failing dead-letter callback is logged.
+of ``dispatch``: a failing dead-letter callback is logged. The one exception is a dispatcher
+set to give handler errors back (``handler_errors = "raise"``): a handler that raises then
+makes ``dispatch`` raise ``HandlerError`` instead of dead-lettering the message.
 
 Async handlers: :meth:`DispatcherBase.dispatch_async` awaits them. The synchronous
 :meth:`DispatcherBase.dispatch` runs an async handler with ``asyncio.run`` when no event loop
@@ -101,6 +103,7 @@ __all__ = [
     "DispatchResult",
     "DispatcherBase",
     "Handler",
+    "HandlerError",
     "protocol_family",
 ]
 
@@ -166,6 +169,17 @@ _decoders: dict[type, Callable[[Any], Event[Any]]] = {}
 _MISSING: Any = object()
 _NOW_SENTINEL = "0000-01-01T00:00:00Z"
 _PLACEHOLDER = re.compile(r"\{[^{}]+\}")
+
+
+class HandlerError(Exception):
+    """A handler raised, and its dispatcher gives the message back instead of dead-lettering
+    it (``handler_errors = "raise"``, as ``Endpoint.dispatcher(redeliver=True)`` sets): a
+    receiver's ``run`` then does not acknowledge the message (the server delivers it again)
+    and goes on serving. The handler's exception is ``__cause__``."""
+
+    def __init__(self, message_id: str) -> None:
+        super().__init__(f"handler of {message_id!r} raised")
+        self.message_id = message_id
 
 
 class DispatchResult:
@@ -752,8 +766,13 @@ class DispatcherBase:
 
     ``defs`` are in catalog order (that order breaks ties between definitions that all match
     an event). ``dead_letter(original, reason, detail)`` receives every input that no handler
-    took; by default it is logged as a warning.
+    took; by default it is logged as a warning. ``handler_errors``: ``"dead-letter"`` (the
+    default) sends a message whose handler raised to ``dead_letter`` (reason
+    ``handler-error``); ``"raise"`` raises ``HandlerError`` from the handler's exception
+    instead, for a receiver to redeliver the message.
     """
+
+    handler_errors: str = "dead-letter"
 
     def __init__(
         self,
@@ -863,6 +882,8 @@ class DispatcherBase:
                 return self._run_awaitable(c, handler(new, params), origin)
             outcome = handler(new, params)
         except Exception as exc:
+            if self.handler_errors == "raise":
+                raise HandlerError(c.id) from exc
             return self._dead(_PendingDead(origin, HANDLER_ERROR, repr(exc), c.id))
         if outcome is not None and inspect.isawaitable(outcome):
             return self._run_awaitable(c, outcome, origin)
@@ -876,6 +897,8 @@ class DispatcherBase:
             try:
                 asyncio.run(_await(awaitable))
             except Exception as exc:
+                if self.handler_errors == "raise":
+                    raise HandlerError(c.id) from exc
                 return self._dead(_PendingDead(origin, HANDLER_ERROR, repr(exc), c.id))
             return c.ok
         if inspect.iscoroutine(awaitable):
@@ -908,6 +931,8 @@ class DispatcherBase:
             if outcome is not None and inspect.isawaitable(outcome):
                 await outcome
         except Exception as exc:
+            if self.handler_errors == "raise":
+                raise HandlerError(c.id) from exc
             return await self._dead_async(
                 _PendingDead(origin, HANDLER_ERROR, repr(exc), c.id)
             )

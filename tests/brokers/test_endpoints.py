@@ -81,8 +81,8 @@ def test_kafka_producer_to_consumer(svc: ModuleType, EP: Any, kafka_where: dict[
     inbox = Inbox(EP["svc.kafka.in"])
     with EP["svc.kafka.in"].receiver(**kafka_where, config=KAFKA_CONSUMER) as r:
         assert r.run(inbox.dispatcher.dispatch, max_messages=6, idle_timeout=30) == 6
-    assert inbox.ids() == [f"o-{i}" for i in range(6)]
-    assert [e.type for e in inbox.events][-1] == "svc.OrderCancelled"
+    assert sorted(inbox.ids()) == [f"o-{i}" for i in range(6)]  # partitions: no total order
+    assert sorted(e.type for e in inbox.events)[0] == "svc.OrderCancelled"
     assert not inbox.dead
 
 
@@ -109,12 +109,20 @@ def test_kafka_structured_producer_and_subscriber(
 def test_kafka_refuses_an_undeclared_message(
     svc: ModuleType, EP: Any, kafka_where: dict[str, str]
 ) -> None:
+    from xrgen_runtime.bindings import kafka
+
     note = order(svc, 1, "svc.AuditNote")
+    received: list[Any] = []
     with EP["svc.kafka.out"].sender(**kafka_where) as s:
         with pytest.raises(svc_error("MessageNotDeclared"), match="svc.AuditNote"):
             s.send(note)
-        wire = svc.bindings.kafka.encode(note, topic="elsewhere-" + kafka_where["run"])
-        assert s.send(wire).result(30).offset >= 0  # a wire message is sent as it is
+        s.send(order(svc, 1))
+    with EP["svc.kafka.in"].receiver(**kafka_where, config=KAFKA_CONSUMER) as r:
+        r.run(received.append, max_messages=1, idle_timeout=30)
+    with EP["svc.kafka.out"].sender(**kafka_where) as s:
+        # a wire message is sent as it is, unchecked (here: to the topic it came from)
+        wire = kafka.encode(note, topic=received[0].topic)
+        assert s.send(wire).result(30).topic == received[0].topic
 
 
 def svc_error(name: str) -> type[Exception]:
@@ -134,8 +142,9 @@ def test_kafka_consumer_restart_loses_nothing_acknowledged(
         assert r.run(first.dispatcher.dispatch, max_messages=7, idle_timeout=30) == 7
     with EP["svc.kafka.in"].receiver(**kafka_where, config=KAFKA_CONSUMER) as r:
         r.run(second.dispatcher.dispatch, max_messages=13, idle_timeout=15)
-    assert first.ids() == [f"o-{i}" for i in range(7)]
-    assert second.ids() == [f"o-{i}" for i in range(7, 20)]
+    assert len(first.ids()) == 7
+    # the second consumer starts after the first's commits: the rest, nothing twice
+    assert sorted(first.ids() + second.ids()) == sorted(f"o-{i}" for i in range(20))
 
 
 # ------------------------------------------------------------------------------ MQTT
@@ -314,8 +323,10 @@ def test_http_webhook_sender_to_served_endpoint(
 
 
 def test_http_pull_consumer(svc: ModuleType, EP: Any, http_where: dict[str, str]) -> None:
+    from xrgen_runtime.bindings import http
+
     pull = EP["svc.http.pull"]
-    outbox = Outbox([svc.bindings.http.encode(order(svc, i)) for i in range(3)])
+    outbox = Outbox([http.encode(order(svc, i)) for i in range(3)])
     inbox = Inbox(pull)
     with serving(outbox, int(http_where["httpport"])):
         with pull.receiver(**http_where) as r:

@@ -218,7 +218,7 @@ class Endpoint(Generic[D]):
         """
         d: Any = self.dispatcher_class(dead_letter)  # type: ignore[call-arg]
         if redeliver:
-            d.handler_errors = "raise"
+            d.handler_errors = "raise"  # DispatcherBase: raise HandlerError
         return d  # type: ignore[no-any-return]
 
     def role(self, role: str | None, wanted: tuple[str, ...], action: str) -> str:
