@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from .conftest import HOST, RABBITMQ_URL, unique
+
 ORDER_SCHEMA = {
     "type": "object",
     "properties": {"order_id": {"type": "string"}, "total": {"type": "number"}},
@@ -241,3 +243,40 @@ class Inbox:
 
     def ids(self) -> list[str]:
         return [e.data.order_id for e in self.events]
+
+
+def _split(hostport: str) -> tuple[str, str]:
+    host, _, port = hostport.rpartition(":")
+    return host, port
+
+
+@pytest.fixture(name="kafka_where")
+def kafka_where_fixture(kafka_bootstrap: str) -> dict[str, str]:
+    host, port = _split(kafka_bootstrap)
+    return {"host": host, "kafkaport": port, "run": unique("ep")}
+
+
+@pytest.fixture(name="mqtt_where")
+def mqtt_where_fixture(mqtt_port: int) -> dict[str, str]:
+    return {"host": HOST, "mqttport": str(mqtt_port), "run": unique("ep")}
+
+
+@pytest.fixture(name="amqp_where")
+def amqp_where_fixture(amqp_url: str) -> dict[str, str]:
+    host, port = _split(amqp_url.rsplit("@", 1)[-1])
+    return {"host": host, "amqpport": port, "run": unique("ep")}
+
+
+@pytest.fixture(name="amqp_login")
+def amqp_login_fixture(amqp_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """RabbitMQ's test login, from the environment as a deployment would set it."""
+    userinfo = RABBITMQ_URL.split("//", 1)[1].rsplit("@", 1)[0]
+    user, _, password = userinfo.partition(":")
+    monkeypatch.setenv("XRGEN_USERNAME", user)
+    monkeypatch.setenv("XRGEN_PASSWORD", password)
+
+
+@pytest.fixture(name="nats_where")
+def nats_where_fixture(nats_url: str) -> dict[str, str]:
+    host, port = _split(nats_url.split("//", 1)[1])
+    return {"host": host, "natsport": port, "run": unique("ep").replace("-", "_")}

@@ -22,51 +22,23 @@ from netutil import free_port
 from .conftest import (
     HOST,
     KAFKA_CONSUMER,
-    RABBITMQ_URL,
     require_module,
     unique,
     wait_until,
 )
-from .endpoints_catalog import Inbox, endpoints_fixture, order, svc_fixture  # noqa: F401
+from .endpoints_catalog import (  # noqa: F401  (fixtures)
+    Inbox,
+    amqp_login_fixture,
+    amqp_where_fixture,
+    endpoints_fixture,
+    kafka_where_fixture,
+    mqtt_where_fixture,
+    nats_where_fixture,
+    order,
+    svc_fixture,
+)
 
 # ------------------------------------------------------------------------------ the package
-
-
-def _split(hostport: str) -> tuple[str, str]:
-    host, _, port = hostport.rpartition(":")
-    return host, port
-
-
-@pytest.fixture
-def kafka_where(kafka_bootstrap: str) -> dict[str, str]:
-    host, port = _split(kafka_bootstrap)
-    return {"host": host, "kafkaport": port, "run": unique("ep")}
-
-
-@pytest.fixture
-def mqtt_where(mqtt_port: int) -> dict[str, str]:
-    return {"host": HOST, "mqttport": str(mqtt_port), "run": unique("ep")}
-
-
-@pytest.fixture
-def amqp_where(amqp_url: str) -> dict[str, str]:
-    host, port = _split(amqp_url.rsplit("@", 1)[-1])
-    return {"host": host, "amqpport": port, "run": unique("ep")}
-
-
-@pytest.fixture
-def amqp_login(amqp_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """RabbitMQ's test login, from the environment as a deployment would set it."""
-    userinfo = RABBITMQ_URL.split("//", 1)[1].rsplit("@", 1)[0]
-    user, _, password = userinfo.partition(":")
-    monkeypatch.setenv("XRGEN_USERNAME", user)
-    monkeypatch.setenv("XRGEN_PASSWORD", password)
-
-
-@pytest.fixture
-def nats_where(nats_url: str) -> dict[str, str]:
-    host, port = _split(nats_url.split("//", 1)[1])
-    return {"host": host, "natsport": port, "run": unique("ep").replace("-", "_")}
 
 
 # ------------------------------------------------------------------------------ Kafka
