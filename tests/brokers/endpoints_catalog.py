@@ -134,6 +134,17 @@ CATALOG: dict[str, Any] = {
                 "sessionexpiryinterval": 300,
             },
         ),
+        "svc.mqtt5.will": _endpoint(
+            ["producer"],
+            "MQTT/5.0",
+            MQTT,
+            {
+                "topic": "shops/{run}/orders",
+                "qos": 1,
+                "willtopic": "shops/{run}/gone",
+                "willmessage": "/messagegroups/svc.orders/messages/svc.OrderCancelled",
+            },
+        ),
         "svc.mqtt3.out": _endpoint(
             ["producer"], "MQTT/3.1.1", MQTT, {"topic": "shops3/{run}/orders", "qos": 1},
             mode="structured",

@@ -24,6 +24,7 @@ from .endpoints_catalog import (  # noqa: F401  (fixtures)
     amqp_where_fixture,
     endpoints_fixture,
     kafka_where_fixture,
+    mqtt_where_fixture,
     nats_where_fixture,
     order,
     svc_fixture,
@@ -173,7 +174,7 @@ d = ep.dispatcher()
 
 def handle(event, params):
     log.write("start " + event.data.order_id + "\\n")
-    time.sleep(1.5)
+    time.sleep(float(os.environ.get("HOLD", "1.5")))
     log.write("done " + event.data.order_id + "\\n")
 
 for m in ep.message_ids:
@@ -235,3 +236,109 @@ def test_run_restores_the_signal_handlers(
         r.run(lambda msg: inside.append(signal.getsignal(signal.SIGTERM)), idle_timeout=1)
     assert inside and inside[0] not in before  # the loop's own handler while serving
     assert [signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)] == before
+
+
+WILL_CHILD = """
+import json, os, sys, time
+sys.path[:0] = [os.environ["PKG_DIR"], os.environ["TESTS_DIR"]]
+import svc_endpoints as svc
+if not hasattr(svc, "ENDPOINTS"):
+    from brokers import endpoints_interim
+    from brokers.endpoints_catalog import CATALOG
+    svc.ENDPOINTS = endpoints_interim.build(CATALOG, svc)
+ep = svc.ENDPOINTS["svc.mqtt5.will"]
+sender = ep.sender(**json.loads(os.environ["ARGS"]))
+print("connected", flush=True)
+time.sleep(120)
+"""
+
+
+def test_mqtt_will_message_is_published_when_the_sender_dies(
+    svc: ModuleType, EP: Any, mqtt_where: dict[str, str]
+) -> None:
+    """The catalog's willmessage, built by its typed producer, reaches a subscriber when
+    the sender's process is killed (no DISCONNECT)."""
+    args = {
+        **mqtt_where,
+        "will": {"order_id": "gone", "total": 0},
+        "will_arguments": {"shop": "s9"},
+    }
+    inbox = Inbox(EP["svc.mqtt5.in"])
+    env = {
+        **os.environ,
+        "PKG_DIR": str(Path(svc.__file__).parents[1]),
+        "TESTS_DIR": str(TESTS),
+        "ARGS": json.dumps(args),
+    }
+    with EP["svc.mqtt5.in"].receiver(**mqtt_where, client_id="w" + mqtt_where["run"]) as r:
+        child = subprocess.Popen(
+            [sys.executable, "-c", WILL_CHILD], env=env, stdout=subprocess.PIPE
+        )
+        try:
+            assert child.stdout is not None
+            assert child.stdout.readline().strip() == b"connected"
+            child.kill()
+            child.wait(10)
+        finally:
+            if child.poll() is None:
+                child.kill()
+        assert r.run(inbox.dispatcher.dispatch, max_messages=1, idle_timeout=10) == 1
+    (will,) = inbox.events
+    assert will.type == "svc.OrderCancelled" and will.data.order_id == "gone"
+    assert will.source == "/shops/s9"
+
+
+def test_a_second_signal_interrupts_and_gives_the_message_back(
+    svc: ModuleType, EP: Any, amqp_where: dict[str, str], amqp_login: None, tmp_path: Path
+) -> None:
+    _amqp_round(svc, EP, amqp_where, 1)
+    log = tmp_path / "child.log"
+    env = {
+        **os.environ,
+        "PKG_DIR": str(Path(svc.__file__).parents[1]),
+        "TESTS_DIR": str(TESTS),
+        "ENDPOINT": "svc.amqp.in",
+        "LOG": str(log),
+        "ARGS": json.dumps(amqp_where),
+        "HOLD": "30",
+    }
+    child = subprocess.Popen([sys.executable, "-c", CHILD], env=env, stderr=subprocess.PIPE)
+    try:
+        wait_until(lambda: log.exists() and "start" in log.read_text(), 60, "a handler start")
+        start = time.monotonic()
+        child.send_signal(signal.SIGTERM)
+        time.sleep(0.5)
+        child.send_signal(signal.SIGTERM)
+        _, err = child.communicate(timeout=20)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    assert time.monotonic() - start < 20  # not the handler's 30 s
+    assert child.returncode != 0 and b"KeyboardInterrupt" in err
+    assert log.read_text().splitlines() == ["start o-0"]
+    again = Inbox(EP["svc.amqp.in"])
+    with EP["svc.amqp.in"].receiver(**amqp_where) as r:
+        assert r.run(again.dispatcher.dispatch, max_messages=1, idle_timeout=5) == 1
+    assert again.ids() == ["o-0"]  # given back
+
+
+def test_amqp_link_settings_reach_the_broker(
+    svc: ModuleType, EP: Any, amqp_where: dict[str, str], amqp_login: None
+) -> None:
+    """Settle modes, terminus durability and expiry, link properties: RabbitMQ attaches the
+    links with them, and a pre-settled sender's sends resolve without dispositions."""
+    settings = {
+        "sender_settle_mode": "settled",
+        "terminus_durability": "configuration",
+        "expiry_policy": "never",
+        "link_properties": {"app": "billing"},
+    }
+    with EP["svc.amqp.out"].sender(**amqp_where, **settings) as s:
+        futures = [s.send(order(svc, i)) for i in range(3)]
+    assert all(f.done() and f.result() is None for f in futures)
+    inbox = Inbox(EP["svc.amqp.in"])
+    with EP["svc.amqp.in"].receiver(
+        **amqp_where, receiver_settle_mode="first", distribution_mode="move"
+    ) as r:
+        assert r.run(inbox.dispatcher.dispatch, max_messages=3, idle_timeout=10) == 3
+    assert inbox.ids() == ["o-0", "o-1", "o-2"]

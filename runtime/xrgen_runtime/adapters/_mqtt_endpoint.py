@@ -40,8 +40,11 @@ OPTIONS = frozenset(
     }
 )
 #: ``client_id`` (required for a persistent session), ``will`` (payload, event or message of
-#: the will), ``keepalive`` and ``connect_timeout`` (seconds)
-CLIENT_ARGS = frozenset({"client_id", "will", "keepalive", "connect_timeout"})
+#: the will) and ``will_arguments`` (more keyword arguments of the will message's producer),
+#: ``keepalive`` and ``connect_timeout`` (seconds)
+CLIENT_ARGS = frozenset(
+    {"client_id", "will", "will_arguments", "keepalive", "connect_timeout"}
+)
 RECEIVER_ROLES = ("consumer", "subscriber")
 CLIENT = "paho-mqtt"
 
@@ -148,6 +151,7 @@ def _will_event(settings: Settings, given: Any) -> Event[Any]:
     info = settings.package_messages[message_id]
     accepted = inspect.signature(info.create).parameters
     values = {k: v for k, v in settings.placeholders.items() if k in accepted}
+    values.update(settings.client.get("will_arguments") or {})
     if given is None and info.model is not None:
         given = {}  # a payload whose fields are all optional
     try:
