@@ -338,7 +338,9 @@ def _ssl_domain(tls: Mapping[str, Any]) -> Any:
         domain.set_peer_authentication(proton.SSLDomain.VERIFY_PEER_NAME)
     if tls.get("cert_file"):
         domain.set_credentials(
-            tls["cert_file"], tls.get("key_file") or tls["cert_file"], tls.get("key_password")
+            tls["cert_file"],
+            tls.get("key_file") or tls["cert_file"],
+            tls.get("key_password"),
         )
     return domain
 
