@@ -7,7 +7,10 @@ needed: mount it in any ASGI server or framework) that turns each request into a
 ``HttpMessage`` and calls ``on_message`` with it (sync or async, typically a dispatcher's
 ``dispatch``). The response is the ``HttpMessage`` that ``on_message`` returns, or the status
 code it returns, or ``202 Accepted``; ``500`` if it raised; ``413`` for bodies over
-``max_body`` bytes. Header values are decoded as Latin-1 (byte-preserving).
+``max_body`` bytes; ``405``/``404``/``401`` outside the method, path and authorization it
+is restricted to. Header values are decoded as Latin-1 (byte-preserving).
+``HttpPullReceiver`` requests messages from an HTTP endpoint (``run`` like the other
+receivers; HTTP pull has no acknowledgement).
 """
 
 from __future__ import annotations
