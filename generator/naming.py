@@ -72,6 +72,30 @@ def last_segment(message_id: str) -> str:
     return message_id
 
 
+def short_names(ids: list[str]) -> dict[str, str]:
+    """Each id's shortest tail of dot-separated segments that no other id ends with
+    (``kafka.orders.in`` and ``amqp.orders.in`` -> ``kafka.orders.in``/``amqp.orders.in``,
+    ``ep.nats.producer`` beside ``ep.nats.consumer`` -> ``producer``); compared by their
+    snake form. An id that is a tail of another keeps all its segments."""
+    segments = {i: [s for s in i.split(".") if words(s)] or [i] for i in ids}
+    out: dict[str, str] = {}
+    pending = list(dict.fromkeys(ids))
+    k = 1
+    while pending:
+        groups: dict[str, list[str]] = {}
+        for i in pending:
+            groups.setdefault(snake(".".join(segments[i][-k:])), []).append(i)
+        pending = []
+        for members in groups.values():
+            for i in members:
+                if len(members) == 1 or len(segments[i]) <= k:
+                    out[i] = ".".join(segments[i][-k:])
+                else:
+                    pending.append(i)
+        k += 1
+    return out
+
+
 class Scope:
     """A namespace of Python names; ``claim`` makes a name unique with ``_2``, ``_3``..."""
 

@@ -20,17 +20,20 @@ from ._base import (
     check_shared,
     defaults,
     entries,
-    filters,
-    flatten_endpoint_options,
     literal,
     option_value,
     placeholders_of,
     to_ir,
     with_defaults,
 )
+from ._endpoint import ROLES, EndpointOption, EndpointOptions
 
 __all__ = [
     "CONNECTION_OPTIONS",
+    "ENDPOINT_OPTIONS",
+    "ROLES",
+    "EndpointOption",
+    "EndpointOptions",
     "PROTOCOLS",
     "SPARK_LANDINGS",
     "Protocol",
@@ -38,8 +41,6 @@ __all__ = [
     "check_shared",
     "defaults",
     "entries",
-    "filters",
-    "flatten_endpoint_options",
     "literal",
     "lookup",
     "option_value",
@@ -52,6 +53,12 @@ _MODULES = (kafka, amqp, mqtt, nats, http, pulsar, rocketmq)
 
 #: canonical protocol id -> its binding
 PROTOCOLS: dict[str, Protocol] = {p.id: p for m in _MODULES for p in m.PROTOCOLS}
+
+#: canonical protocol id -> the rc4 endpoint model of its binding (bindings without one:
+#: Pulsar, RocketMQ)
+ENDPOINT_OPTIONS: dict[str, EndpointOptions] = {
+    e.protocol: e for m in _MODULES for e in getattr(m, "ENDPOINTS", ())
+}
 
 #: Spark landing shapes: the bindings' own, and structured CloudEvents JSON (any binding)
 _JSON_LANDING = SparkLanding(

@@ -281,17 +281,6 @@ def make_option(path: tuple[str, ...], value: OptionValue) -> ir.ProtocolOption:
 # ------------------------------------------------------------------------- defaults
 
 
-def flatten_endpoint_options(options: Mapping[str, Any]) -> dict[str, Any]:
-    """An endpoint's options with a nested ``options`` object (legacy ``config.options``)
-    read at top level; top-level entries win."""
-    out = dict(options)
-    nested = out.pop("options", None)
-    if isinstance(nested, dict):
-        for k, v in nested.items():
-            out.setdefault(k, v)
-    return out
-
-
 def as_map(value: Any) -> dict[str, Any]:
     """A map-valued option in map form (array entries keyed by name; first wins)."""
     out: dict[str, Any] = {}
@@ -336,17 +325,6 @@ def check_shared(
             diags.warning(
                 "XRG175", file, where, f"{proto.id} defines no option '{key}'; not applied"
             )
-
-
-def filters(proto: Protocol, options: Mapping[str, Any]) -> list[str]:
-    """Routing options of an endpoint that are subscription filters (not message defaults)."""
-    return [
-        key
-        for key, raw in options.items()
-        if key in proto.routing
-        and isinstance(option_value(raw), str)
-        and proto.is_filter(key, option_value(raw))
-    ]
 
 
 def with_defaults(

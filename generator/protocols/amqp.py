@@ -6,6 +6,7 @@ from pydantic import Field
 
 from ..catalog_model import LooseStr, NameValueList, OptionsModel
 from ._base import Protocol, SparkLanding
+from ._endpoint import EndpointOption, EndpointOptions
 
 
 class AmqpOptions(OptionsModel):
@@ -26,6 +27,28 @@ _PROPERTIES = (
     "reply-to-group-id",
 )  # fmt: skip
 _HEADER = ("durable", "priority", "ttl", "first-acquirer", "delivery-count")
+
+#: the rc4 endpoint options (endpoint-spec.md, AMQP options)
+_ENDPOINT_OPTIONS = {
+    "node": EndpointOption("string", message="node"),
+    "durable": EndpointOption("boolean"),
+    "link-properties": EndpointOption("stringmap"),
+    "connection-properties": EndpointOption("stringmap"),
+    "distribution-mode": EndpointOption("string", values=("move", "copy")),
+    "connection-capabilities": EndpointOption("strings"),
+    "node-capabilities": EndpointOption("strings"),
+    "source-filters": EndpointOption("anymap"),
+    "dynamic": EndpointOption("boolean"),
+    "terminus-durability": EndpointOption(
+        "string", values=("none", "configuration", "unsettled-state")
+    ),
+    "expiry-policy": EndpointOption(
+        "string", values=("link-detach", "session-end", "connection-close", "never")
+    ),
+    "timeout": EndpointOption("uinteger"),
+    "sender-settle-mode": EndpointOption("string", values=("unsettled", "settled", "mixed")),
+    "receiver-settle-mode": EndpointOption("string", values=("first", "second")),
+}
 
 AMQP = Protocol(
     id="AMQP/1.0",
@@ -51,10 +74,10 @@ AMQP = Protocol(
     connection=frozenset(
         {
             "linkproperties",
-            "link-properties",
             "distributionmode",
             "connectionproperties",
-            "sender-settle-mode",
+            # rc4 endpoint options (generator/endpoints reads them on endpoints)
+            *(name for name in _ENDPOINT_OPTIONS if name != "node"),
         }
     ),
     unapplied={
@@ -70,3 +93,12 @@ AMQP = Protocol(
     ),
 )
 PROTOCOLS = (AMQP,)
+
+ENDPOINT = EndpointOptions(
+    protocol="AMQP/1.0",
+    options=_ENDPOINT_OPTIONS,
+    aliases={"address": "node"},
+    schemes=frozenset({"amqp", "amqps"}),
+    subscribe_and_consume=True,
+)
+ENDPOINTS = (ENDPOINT,)

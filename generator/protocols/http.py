@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..catalog_model import LooseStatus, LooseStr, NameValueList, OptionsModel
-from ..diagnostics import Diagnostics
-from ._base import Protocol, SparkLanding, any_version, literal
+from ..diagnostics import Diagnostics, pointer
+from ._base import Protocol, SparkLanding, any_version, entries, literal
+from ._endpoint import EndpointOption, EndpointOptions
 
 
 class HttpOptions(OptionsModel):
@@ -79,7 +80,13 @@ HTTP = Protocol(
     scalars={"method": ("method",), "path": ("path",), "status": ("status",)},
     maps={"headers": "headers", "query": "query"},
     routing=frozenset({"path", "method"}),
-    connection=frozenset({"timeout", "tls", "auth"}),
+    connection=frozenset(
+        {
+            "timeout", "tls", "auth",
+            # rc4 endpoint options (generator/endpoints reads them on endpoints)
+            "apikeyname", "apikeyin", "plainscheme", "plainusernamefield", "plainpasswordfield",
+        }
+    ),  # fmt: skip
     check=_check,
     check_complete=_check_complete,
     separate_roles=True,
@@ -89,3 +96,54 @@ HTTP = Protocol(
     ),
 )
 PROTOCOLS = (HTTP,)
+
+
+# ------------------------------------------------------------------------ endpoints (rc4)
+
+#: header names that carry credentials
+_CREDENTIAL_HEADERS = frozenset({"authorization", "proxy-authorization"})
+
+
+def _check_endpoint(
+    po: Mapping[str, Any], usage: frozenset[str], file: str, ptr: str, diags: Diagnostics
+) -> None:
+    """Credentials are supplied out of band, never stored in endpoint metadata: an
+    ``Authorization`` header, or the API key's header or query parameter (``apikeyname``),
+    may only hold a placeholder."""
+    keyname = po.get("apikeyname")
+    keyname = keyname.lower() if isinstance(keyname, str) else None
+    for option in ("headers", "query"):
+        for name, item, sub in entries(po.get(option)):
+            value = literal(item)
+            if not isinstance(name, str) or not isinstance(value, str) or "{" in value:
+                continue
+            carrier = name.lower()
+            if (option == "headers" and carrier in _CREDENTIAL_HEADERS) or carrier == keyname:
+                diags.error(
+                    "XRG199",
+                    file,
+                    ptr + pointer(option) + sub,
+                    f"HTTP {option} {name!r} holds a credential value; endpoint metadata must"
+                    " not store credentials: use a placeholder (e.g. '{token}') supplied at run time",
+                )
+
+
+_PRODUCER = frozenset({"producer"})
+ENDPOINT = EndpointOptions(
+    protocol="HTTP",
+    options={
+        "method": EndpointOption("string", message="method", default_roles=_PRODUCER),
+        "headers": EndpointOption("headers", message="headers", default_roles=_PRODUCER),
+        "query": EndpointOption("stringmap", message="query", default_roles=_PRODUCER),
+        "apikeyname": EndpointOption("string"),
+        "apikeyin": EndpointOption("string", values=("header", "query")),
+        "plainscheme": EndpointOption("string", values=("basic", "form", "query")),
+        "plainusernamefield": EndpointOption("string"),
+        "plainpasswordfield": EndpointOption("string"),
+    },
+    retired=frozenset({"timeout", "tls", "auth"}),
+    schemes=frozenset({"http", "https"}),
+    one_usage=True,
+    check=_check_endpoint,
+)
+ENDPOINTS = (ENDPOINT,)
