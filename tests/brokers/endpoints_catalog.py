@@ -111,7 +111,7 @@ CATALOG: dict[str, Any] = {
             ["subscriber"],
             "KAFKA",
             None,
-            {"topic": "orders-{run}", "autooffsetreset": "earliest"},
+            {"topic": "orders-{run}"},
             bootstrap=KAFKA,
         ),
         "svc.kafka.structured": _endpoint(
@@ -219,12 +219,7 @@ def svc_fixture(tmp_path_factory: pytest.TempPathFactory, generated: Any) -> Mod
     folder.mkdir(exist_ok=True)
     path = folder / "svc.json"
     path.write_text(json.dumps(CATALOG, indent=2))
-    package = generated(path, package="svc_endpoints")
-    if not hasattr(package, "ENDPOINTS"):
-        from . import endpoints_interim
-
-        package.ENDPOINTS = endpoints_interim.build(CATALOG, package)
-    return package  # type: ignore[no-any-return]
+    return generated(path, package="svc_endpoints")  # type: ignore[no-any-return]
 
 
 @pytest.fixture(scope="session", name="EP")

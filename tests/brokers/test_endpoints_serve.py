@@ -30,8 +30,6 @@ from .endpoints_catalog import (  # noqa: F401  (fixtures)
     svc_fixture,
 )
 
-TESTS = Path(__file__).resolve().parents[1]
-
 
 class Flaky(Inbox):
     """Its handler raises the first time it sees ``o-1``."""
@@ -162,12 +160,8 @@ def test_async_receiver_with_concurrency(
 
 CHILD = """
 import json, os, sys, time
-sys.path[:0] = [os.environ["PKG_DIR"], os.environ["TESTS_DIR"]]
+sys.path[:0] = [os.environ["PKG_DIR"]]
 import svc_endpoints as svc
-if not hasattr(svc, "ENDPOINTS"):
-    from brokers import endpoints_interim
-    from brokers.endpoints_catalog import CATALOG
-    svc.ENDPOINTS = endpoints_interim.build(CATALOG, svc)
 ep = svc.ENDPOINTS[os.environ["ENDPOINT"]]
 log = open(os.environ["LOG"], "a", buffering=1)
 d = ep.dispatcher()
@@ -204,7 +198,6 @@ def test_sigterm_finishes_and_acknowledges_the_message_in_hand(
     env = {
         **os.environ,
         "PKG_DIR": str(Path(svc.__file__).parents[1]),
-        "TESTS_DIR": str(TESTS),
         "ENDPOINT": into.id,
         "LOG": str(log),
         "ARGS": json.dumps(args),
@@ -240,12 +233,8 @@ def test_run_restores_the_signal_handlers(
 
 WILL_CHILD = """
 import json, os, sys, time
-sys.path[:0] = [os.environ["PKG_DIR"], os.environ["TESTS_DIR"]]
+sys.path[:0] = [os.environ["PKG_DIR"]]
 import svc_endpoints as svc
-if not hasattr(svc, "ENDPOINTS"):
-    from brokers import endpoints_interim
-    from brokers.endpoints_catalog import CATALOG
-    svc.ENDPOINTS = endpoints_interim.build(CATALOG, svc)
 ep = svc.ENDPOINTS["svc.mqtt5.will"]
 sender = ep.sender(**json.loads(os.environ["ARGS"]))
 print("connected", flush=True)
@@ -267,7 +256,6 @@ def test_mqtt_will_message_is_published_when_the_sender_dies(
     env = {
         **os.environ,
         "PKG_DIR": str(Path(svc.__file__).parents[1]),
-        "TESTS_DIR": str(TESTS),
         "ARGS": json.dumps(args),
     }
     with EP["svc.mqtt5.in"].receiver(**mqtt_where, client_id="w" + mqtt_where["run"]) as r:
@@ -296,7 +284,6 @@ def test_a_second_signal_interrupts_and_gives_the_message_back(
     env = {
         **os.environ,
         "PKG_DIR": str(Path(svc.__file__).parents[1]),
-        "TESTS_DIR": str(TESTS),
         "ENDPOINT": "svc.amqp.in",
         "LOG": str(log),
         "ARGS": json.dumps(amqp_where),
