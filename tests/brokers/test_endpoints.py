@@ -11,8 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
+import signal
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -305,3 +310,46 @@ def test_http_pull_consumer(svc: ModuleType, EP: Any, http_where: dict[str, str]
             assert r.run(inbox.dispatcher.dispatch, max_messages=3, idle_timeout=5) == 3
     assert inbox.ids() == ["o-0", "o-1", "o-2"]
     assert {m for m, _ in outbox.requests} == {"GET"}
+
+
+# ------------------------------------------------------------------------------ README
+
+
+def test_readme_quick_start_with_a_broker(kafka_bootstrap: str, tmp_path: Path) -> None:
+    """The README's quick start, then its broker snippet against the test's Kafka broker (its
+    one change: the broker address): the consumer endpoint's receiver serves until SIGTERM."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    blocks = {
+        lang: re.findall(rf"^```{lang}\n(.*?)^```$", readme, flags=re.M | re.S)
+        for lang in ("json", "python")
+    }
+    (catalog,) = [b for b in blocks["json"] if '"endpoints"' in b]
+    (local,) = [b for b in blocks["python"] if "import shop" in b]
+    (remote,) = [b for b in blocks["python"] if ".receiver(" in b]
+    (tmp_path / "orders.json").write_text(catalog)
+    gen = subprocess.run(
+        [sys.executable, "-m", "xrgen", "generate", "orders.json", "--out", ".",
+         "--package", "shop", "--no-cache"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+    )
+    assert gen.returncode == 0, gen.stderr
+    script = (local + remote).replace("localhost:9092", kafka_bootstrap)
+    (tmp_path / "service.py").write_text(script)
+    child = subprocess.Popen(
+        [sys.executable, "service.py"], cwd=tmp_path, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
+    )
+    lines: list[str] = []
+    try:
+        assert child.stdout is not None
+        while len([x for x in lines if x.startswith("order o-1")]) < 2:
+            line = child.stdout.readline()
+            assert line, "service.py ended early"
+            lines.append(line.rstrip("\n"))
+        child.send_signal(signal.SIGTERM)
+        _, err = child.communicate(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    assert child.returncode == 0, err
+    assert lines[-1] == "order o-1 42.5 from store berlin"  # received from the broker

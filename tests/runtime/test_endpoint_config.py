@@ -448,3 +448,12 @@ def test_errors_never_carry_a_secret() -> None:
         with pytest.raises(Exception) as info:
             call()
         assert SECRET not in str(info.value)
+
+
+@pytest.mark.parametrize("protocol", ["PULSAR", "ROCKETMQ", "BunnyMQ/0.9.1"])
+def test_bindings_without_endpoint_options_configure_no_client(protocol: str) -> None:
+    ep = make(protocol, ("producer",), ("pulsar://h:6650",))
+    assert ep.uris == ("pulsar://h:6650",)  # the data is there
+    for call in (ep.config, ep.sender):
+        with pytest.raises(EndpointError, match="no client|no runtime binding"):
+            call()
