@@ -229,6 +229,14 @@ def test_run_restores_the_signal_handlers(
         r.run(lambda msg: inside.append(signal.getsignal(signal.SIGTERM)), idle_timeout=1)
     assert inside and inside[0] not in before  # the loop's own handler while serving
     assert [signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)] == before
+    with EP["svc.amqp.in"].receiver(**amqp_where) as r:
+        _amqp_round(svc, EP, amqp_where, 1)
+        r.run(
+            lambda msg: inside.append(signal.getsignal(signal.SIGTERM)),
+            idle_timeout=1,
+            handle_signals=False,
+        )
+    assert inside[1] == before[0]  # left alone
 
 
 WILL_CHILD = """
@@ -329,3 +337,34 @@ def test_amqp_link_settings_reach_the_broker(
     ) as r:
         assert r.run(inbox.dispatcher.dispatch, max_messages=3, idle_timeout=10) == 3
     assert inbox.ids() == ["o-0", "o-1", "o-2"]
+
+
+def test_kafka_concurrent_redelivery_loses_nothing(
+    svc: ModuleType, EP: Any, kafka_where: dict[str, str]
+) -> None:
+    """Async handlers three at a time; o-2 fails once: it and the messages after it that were
+    in hand go back, so every message is handled and the committed offset never passes o-2
+    before it is."""
+    with EP["svc.kafka.out"].sender(**kafka_where, partition=0) as s:
+        for i in range(8):
+            s.send(order(svc, i))
+    into = EP["svc.kafka.in"]
+    attempts: list[str] = []
+    d = into.dispatcher(redeliver=True)
+
+    async def handle(event: Any, params: dict[str, str]) -> None:
+        order_id = event.data.order_id
+        attempts.append(order_id)
+        await asyncio.sleep(0.05 * (8 - int(order_id[2:])))  # later ones finish first
+        if order_id == "o-2" and attempts.count("o-2") == 1:
+            raise RuntimeError("first attempt fails")
+
+    for message_id in into.message_ids:
+        d.on(message_id)(handle)
+    with into.receiver(**kafka_where, config=KAFKA_CONSUMER) as r:
+        assert r.run(d.dispatch_async, max_messages=8, concurrency=3, idle_timeout=30) == 8
+    assert attempts.count("o-2") == 2
+    assert set(attempts) == {f"o-{i}" for i in range(8)}
+    again = Inbox(into)
+    with into.receiver(**kafka_where, config=KAFKA_CONSUMER) as r:
+        assert r.run(again.dispatcher.dispatch, idle_timeout=8) == 0  # all committed

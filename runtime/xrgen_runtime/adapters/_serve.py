@@ -268,11 +268,13 @@ async def _concurrent(
                 exc = task.exception()
                 if rewind:
                     rewind -= 1
+                    started -= 1  # it comes again
                     await hooks.nack(raw)
                 elif exc is None:
                     await hooks.ack(raw)
                     handled += 1
                 elif isinstance(exc, HandlerError):
+                    started -= 1
                     await hooks.nack(raw)
                     _redelivered(exc)
                     rewind = len(pending)

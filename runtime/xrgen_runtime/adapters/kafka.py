@@ -171,7 +171,7 @@ class KafkaReceiver(PollingReceiver[Any, KafkaMessage]):
     librdkafka recovers); fatal ones raise ``confluent_kafka.KafkaException``.
     """
 
-    __slots__ = ("_consumer", "_on_error", "_manual", "_stored")
+    __slots__ = ("_consumer", "_on_error", "_manual", "_stored", "_rewound")
 
     def __init__(
         self,
@@ -184,6 +184,8 @@ class KafkaReceiver(PollingReceiver[Any, KafkaMessage]):
         conf = {"enable.auto.commit": True, **config, "enable.auto.offset.store": False}
         self._manual = str(conf["enable.auto.commit"]).lower() in ("false", "0")
         self._stored = False
+        #: (topic, partition) -> the offset the position was set back to (until it is handled)
+        self._rewound: dict[tuple[str, int], int] = {}
         self._consumer: Any = confluent_kafka.Consumer(conf)
         if partitions is None:
             self._consumer.subscribe(list(topics))
@@ -211,6 +213,8 @@ class KafkaReceiver(PollingReceiver[Any, KafkaMessage]):
         return from_confluent(raw)
 
     def _ack(self, raw: Any) -> None:
+        if self._rewound:
+            self._rewound.pop((raw.topic(), raw.partition()), None)
         if self._manual:
             self._consumer.commit(message=raw, asynchronous=False)
         else:
@@ -218,10 +222,15 @@ class KafkaReceiver(PollingReceiver[Any, KafkaMessage]):
             self._stored = True
 
     def _nack(self, raw: Any) -> None:
-        # rewind so the unhandled message is fetched again by this or the next consumer
-        self._consumer.seek(
-            confluent_kafka.TopicPartition(raw.topic(), raw.partition(), raw.offset())
-        )
+        # rewind so the unhandled message is fetched again by this or the next consumer; a
+        # later message given back with it (the loop gives back what followed) must not move
+        # the position forward again
+        key = (raw.topic(), raw.partition())
+        offset = raw.offset()
+        if self._rewound.get(key, offset + 1) <= offset:
+            return
+        self._rewound[key] = offset
+        self._consumer.seek(confluent_kafka.TopicPartition(key[0], key[1], offset))
 
     def _settle(self) -> None:
         """Commit the offsets stored so far (``run`` returns with its messages committed)."""
