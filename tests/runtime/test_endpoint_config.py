@@ -457,3 +457,120 @@ def test_bindings_without_endpoint_options_configure_no_client(protocol: str) ->
     for call in (ep.config, ep.sender):
         with pytest.raises(EndpointError, match="no client|no runtime binding"):
             call()
+
+
+# ------------------------------------------------------------------ the docs' table, cell by cell
+
+#: authorization row of docs/endpoints.md -> the entry
+ROWS = {
+    "Plain": Authorization("Plain"),
+    "SASL PLAIN": Authorization("SASL", "PLAIN"),
+    "SASL SCRAM-SHA-256": Authorization("SASL", "SCRAM-SHA-256"),
+    "SASL SCRAM-SHA-512": Authorization("SASL", "SCRAM-SHA-512"),
+    "OAuth2": Authorization("OAuth2", authorityuri="https://idp/token"),
+    "SASL OAUTHBEARER": Authorization("SASL", "OAUTHBEARER", authorityuri="https://idp/token"),
+    "SASL ANONYMOUS": Authorization("SASL", "ANONYMOUS"),
+    "SASL EXTERNAL": Authorization("SASL", "EXTERNAL"),
+    "X509Cert": Authorization("X509Cert"),
+    "APIKey": Authorization("APIKey"),
+}
+ALL_CREDENTIALS = {
+    "username": "u", "password": SECRET, "token": SECRET, "api_key": SECRET,
+    "cert_file": "/c.pem", "key_file": "/k.pem",
+}
+#: binding -> (protocol, usage, URI, options)
+COLUMNS = {
+    "kafka": ("KAFKA", ("producer",), "b:9092", {}),
+    "mqtt": ("MQTT/5.0", ("producer",), "mqtt://h", {}),
+    "amqp": ("AMQP/1.0", ("producer",), "amqp://h/q", {}),
+    "nats": ("NATS", ("producer",), "nats://h:4222", {"subject": "s"}),
+    "http": ("HTTP", ("producer",), "http://h/in", {}),
+}
+
+
+def _has(config: dict[str, Any], key: str, value: Any) -> bool:
+    if key == "headers":
+        return value in config.get("headers", ())
+    return bool(config.get(key) == value)
+
+
+#: (row, binding) -> (key, value) the configuration carries, or None: refused
+EXPECTED_CELLS: dict[tuple[str, str], tuple[str, Any] | None] = {}
+for _row in ROWS:
+    for _b in COLUMNS:
+        EXPECTED_CELLS[(_row, _b)] = None
+EXPECTED_CELLS.update({
+    ("Plain", "kafka"): ("sasl.mechanism", "PLAIN"),
+    ("SASL PLAIN", "kafka"): ("sasl.mechanism", "PLAIN"),
+    ("SASL SCRAM-SHA-256", "kafka"): ("sasl.mechanism", "SCRAM-SHA-256"),
+    ("SASL SCRAM-SHA-512", "kafka"): ("sasl.mechanism", "SCRAM-SHA-512"),
+    ("OAuth2", "kafka"): ("sasl.mechanism", "OAUTHBEARER"),
+    ("SASL OAUTHBEARER", "kafka"): ("sasl.mechanism", "OAUTHBEARER"),
+    ("SASL EXTERNAL", "kafka"): ("ssl.certificate.location", "/c.pem"),
+    ("X509Cert", "kafka"): ("ssl.certificate.location", "/c.pem"),
+    ("Plain", "mqtt"): ("username", "u"),
+    ("SASL PLAIN", "mqtt"): ("username", "u"),
+    ("OAuth2", "mqtt"): ("password", SECRET),
+    ("SASL OAUTHBEARER", "mqtt"): ("password", SECRET),
+    ("SASL EXTERNAL", "mqtt"): ("tls", {"certfile": "/c.pem", "keyfile": "/k.pem"}),
+    ("X509Cert", "mqtt"): ("tls", {"certfile": "/c.pem", "keyfile": "/k.pem"}),
+    ("APIKey", "mqtt"): ("password", SECRET),
+    ("Plain", "amqp"): ("user", "u"),
+    ("SASL PLAIN", "amqp"): ("allowed_mechs", "PLAIN"),
+    ("SASL SCRAM-SHA-256", "amqp"): ("allowed_mechs", "SCRAM-SHA-256"),
+    ("SASL SCRAM-SHA-512", "amqp"): ("allowed_mechs", "SCRAM-SHA-512"),
+    ("OAuth2", "amqp"): ("password", SECRET),
+    ("SASL ANONYMOUS", "amqp"): ("allowed_mechs", "ANONYMOUS"),
+    ("SASL EXTERNAL", "amqp"): ("allowed_mechs", "EXTERNAL"),
+    ("X509Cert", "amqp"): ("allowed_mechs", "EXTERNAL"),
+    ("APIKey", "amqp"): ("password", SECRET),
+    ("Plain", "nats"): ("user", "u"),
+    ("SASL PLAIN", "nats"): ("user", "u"),
+    ("OAuth2", "nats"): ("token", SECRET),
+    ("SASL OAUTHBEARER", "nats"): ("token", SECRET),
+    ("APIKey", "nats"): ("token", SECRET),
+    ("SASL EXTERNAL", "nats"): ("tls", None),
+    ("X509Cert", "nats"): ("tls", None),
+    ("Plain", "http"): ("headers", ("Authorization", "Basic dTpzM2NyM3QtdmFsdWU=")),
+    ("OAuth2", "http"): ("headers", ("Authorization", "Bearer " + SECRET)),
+    ("X509Cert", "http"): ("cert", ("/c.pem", "/k.pem", None)),
+    ("APIKey", "http"): ("headers", ("X-API-Key", SECRET)),
+})
+
+
+@pytest.fixture(scope="module")
+def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
+    """A self-signed certificate and its key (openssl), for clients that read them."""
+    import subprocess
+
+    folder = tmp_path_factory.mktemp("cert")
+    cert, key = folder / "c.pem", folder / "k.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key),
+         "-out", str(cert), "-days", "1", "-subj", "/CN=xrgen-test"],
+        check=True, capture_output=True,
+    )
+    return str(cert), str(key)
+
+
+@pytest.mark.parametrize(("row", "binding"), sorted(EXPECTED_CELLS))
+def test_every_authorization_type_per_client_library(
+    row: str, binding: str, request: pytest.FixtureRequest
+) -> None:
+    protocol, usage, uri, options = COLUMNS[binding]
+    ep = make(protocol, usage, (uri,), options, ROWS[row])
+    expected = EXPECTED_CELLS[(row, binding)]
+    if expected is None:
+        with pytest.raises(EndpointError, match="cannot apply any of its authorization"):
+            ep.config(**ALL_CREDENTIALS)
+        return
+    if binding == "nats" and expected[0] == "tls":
+        # nats-py takes an ssl.SSLContext: the certificate files are read at once
+        cert, key = request.getfixturevalue("certificate")
+        config = ep.config(**{**ALL_CREDENTIALS, "cert_file": cert, "key_file": key})
+        assert isinstance(config["tls"], ssl.SSLContext)
+        return
+    config = ep.config(**ALL_CREDENTIALS)
+    key, value = expected
+    assert _has(config, key, value), config
+    no_secret(config)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ..endpoints._credentials import classify
 from ..endpoints._errors import EndpointError
 from ..endpoints._uris import Scheme, addresses
 
@@ -46,9 +47,6 @@ RECEIVER_ROLES = ("consumer", "subscriber")
 CLIENT = "python-qpid-proton"
 
 _SCHEMES = {"amqp": Scheme(tls=False, port=5672), "amqps": Scheme(tls=True, port=5671)}
-_PASSWORD_MECHANISMS = frozenset(
-    {"PLAIN", "SCRAM-SHA-1", "SCRAM-SHA-256", "SCRAM-SHA-512"}
-)
 #: rc4 option -> key of the adapter's ``link`` settings
 _LINK = {
     "link-properties": "properties",
@@ -65,16 +63,17 @@ _SOURCE_ONLY = {"distribution-mode": "distribution_mode", "source-filters": "fil
 
 def requirement(entry: Authorization) -> Requirement:
     """Credentials an authorization entry needs with proton (``None``: unsupported)."""
-    kind = (entry.type or "").lower()
-    mechanism = (entry.mechanism or "PLAIN").upper()
-    if kind == "plain" or (kind == "sasl" and mechanism in _PASSWORD_MECHANISMS):
+    kind, mechanism = classify(entry)
+    if kind == "password":
         return (("username", "password"),)
-    if kind == "sasl" and mechanism == "ANONYMOUS":
+    if kind == "anonymous":
         return ((),)
-    if kind == "x509cert" or (kind == "sasl" and mechanism == "EXTERNAL"):
+    if kind == "certificate":
         return (("cert_file", "key_file"),)
-    if kind in ("oauth2", "apikey"):
-        return (("token",),)
+    if kind == "apikey" or (kind == "token" and mechanism is None):
+        return (
+            ("token",),
+        )  # the password of SASL PLAIN (OAuth2: RabbitMQ's JWT login)
     return None
 
 

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlsplit
 
+from ..endpoints._credentials import classify
 from ..endpoints._errors import EndpointError
 from ..endpoints._uris import Address, Scheme, addresses
 
@@ -49,15 +50,18 @@ DEFAULT_APIKEY_NAME = "X-API-Key"
 
 
 def requirement(entry: Authorization) -> Requirement:
-    """Credentials an authorization entry needs with httpx (``None``: unsupported)."""
-    kind = (entry.type or "").lower()
-    if kind == "plain":
+    """Credentials an authorization entry needs with httpx (``None``: unsupported; SASL
+    has no HTTP carrier)."""
+    kind, mechanism = classify(entry)
+    if (entry.type or "").lower() == "sasl":
+        return None
+    if kind == "password":
         return (("username", "password"),)
     if kind == "apikey":
         return (("api_key",),)
-    if kind in ("oauth2", "bearer"):
+    if kind == "token":
         return (("token",),)
-    if kind == "x509cert":
+    if kind == "certificate":
         return (("cert_file", "key_file"),)
     return None
 

@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ..endpoints._credentials import classify
 from ..endpoints._errors import EndpointError
 
 if TYPE_CHECKING:
@@ -58,25 +59,21 @@ _TOKEN_LIFETIME = 3600.0
 
 def _mechanism(entry: Authorization) -> str | None:
     """The SASL mechanism an entry means for Kafka (``None``: not a SASL entry)."""
-    kind = (entry.type or "").lower()
-    if kind == "sasl":
-        return (entry.mechanism or "PLAIN").upper()
-    if kind == "plain":
-        return "PLAIN"
-    if kind == "oauth2":
-        return "OAUTHBEARER"
-    return None
+    kind, mechanism = classify(entry)
+    if kind == "password":
+        return mechanism
+    return "OAUTHBEARER" if kind == "token" else None
 
 
 def requirement(entry: Authorization) -> Requirement:
     """Credentials an authorization entry needs with confluent-kafka (``None``: unsupported)."""
-    if (entry.type or "").lower() == "x509cert":
-        return (("cert_file", "key_file"),)
-    mechanism = _mechanism(entry)
-    if mechanism in _SASL_PASSWORD:
+    kind, mechanism = classify(entry)
+    if kind == "password" and mechanism in _SASL_PASSWORD:
         return _USER_PASSWORD
-    if mechanism == "OAUTHBEARER":
+    if kind == "token":
         return _OAUTH
+    if kind == "certificate":
+        return (("cert_file", "key_file"),)
     return None
 
 
@@ -124,8 +121,8 @@ def _security(settings: Settings, conf: dict[str, Any], tls: bool) -> None:
         mechanism = "PLAIN" if get("username") and get("password") else None
         x509 = False
     else:
+        x509 = classify(entry)[0] == "certificate"
         mechanism = _mechanism(entry)
-        x509 = (entry.type or "").lower() == "x509cert"
     if mechanism is not None:
         conf["security.protocol"] = "SASL_SSL" if tls else "SASL_PLAINTEXT"
         conf["sasl.mechanism"] = mechanism

@@ -13,6 +13,7 @@ import inspect
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ..endpoints._credentials import classify
 from ..endpoints._errors import EndpointError
 from ..endpoints._uris import Address, Scheme, addresses, first_connected
 
@@ -61,14 +62,12 @@ _TOPIC_IN_PATH = frozenset({"mqtt", "mqtts"})
 
 def requirement(entry: Authorization) -> Requirement:
     """Credentials an authorization entry needs with paho-mqtt (``None``: unsupported)."""
-    kind = (entry.type or "").lower()
-    if kind == "plain" or (
-        kind == "sasl" and (entry.mechanism or "PLAIN").upper() == "PLAIN"
-    ):
+    kind, mechanism = classify(entry)
+    if kind == "password" and mechanism == "PLAIN":
         return (("username", "password"),)
-    if kind in ("oauth2", "apikey"):
-        return (("token",),)
-    if kind == "x509cert":
+    if kind in ("token", "apikey"):
+        return (("token",),)  # sent as the CONNECT password
+    if kind == "certificate":
         return (("cert_file", "key_file"),)
     return None
 

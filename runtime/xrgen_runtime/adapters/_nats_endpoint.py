@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..endpoints._connecting import Connecting
+from ..endpoints._credentials import classify
 from ..endpoints._errors import EndpointError
 from ..endpoints._uris import Scheme, addresses
 
@@ -40,14 +41,12 @@ _SCHEMES = {
 
 def requirement(entry: Authorization) -> Requirement:
     """Credentials an authorization entry needs with nats-py (``None``: unsupported)."""
-    kind = (entry.type or "").lower()
-    if kind == "plain" or (
-        kind == "sasl" and (entry.mechanism or "PLAIN").upper() == "PLAIN"
-    ):
+    kind, mechanism = classify(entry)
+    if kind == "password" and mechanism == "PLAIN":
         return (("username", "password"),)
-    if kind in ("oauth2", "apikey"):
+    if kind in ("token", "apikey"):
         return (("token",),)
-    if kind == "x509cert":
+    if kind == "certificate":
         return (("cert_file", "key_file"),)
     return None
 

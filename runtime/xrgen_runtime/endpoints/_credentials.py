@@ -24,6 +24,7 @@ from ._model import Authorization
 
 __all__ = [
     "CREDENTIAL_FIELDS",
+    "classify",
     "SECRET_FIELDS",
     "Credentials",
     "Requirement",
@@ -55,6 +56,37 @@ SECRET_FIELDS = frozenset(
 Requirement = tuple[tuple[str, ...], ...] | None
 
 _NON_ALNUM = re.compile(r"[^A-Za-z0-9]+")
+#: SASL mechanism -> what it authenticates with
+_SASL_KINDS = {
+    "OAUTHBEARER": "token",
+    "EXTERNAL": "certificate",
+    "ANONYMOUS": "anonymous",
+}
+
+
+def classify(entry: Authorization) -> tuple[str, str | None]:
+    """What an authorization entry authenticates with, and its SASL mechanism:
+    ``("password", "PLAIN")`` for ``Plain``; for ``SASL`` by mechanism (``PLAIN`` and
+    ``SCRAM-*``: ``"password"``, ``OAUTHBEARER``: ``"token"``, ``EXTERNAL``:
+    ``"certificate"``, ``ANONYMOUS``: ``"anonymous"``); ``("token", None)`` for ``OAuth2``
+    (and ``Bearer``), ``("apikey", None)``, ``("certificate", None)`` for ``X509Cert``;
+    ``("unknown", ...)`` otherwise. The bindings' endpoint supports decide from it what their
+    client library can apply."""
+    kind = (entry.type or "").lower()
+    if kind == "plain":
+        return "password", "PLAIN"
+    if kind == "sasl":
+        mechanism = (entry.mechanism or "PLAIN").upper()
+        if mechanism == "PLAIN" or mechanism.startswith("SCRAM-"):
+            return "password", mechanism
+        return _SASL_KINDS.get(mechanism, "unknown"), mechanism
+    if kind in ("oauth2", "bearer"):
+        return "token", None
+    if kind == "apikey":
+        return "apikey", None
+    if kind == "x509cert":
+        return "certificate", None
+    return "unknown", entry.mechanism
 
 
 class Secret(str):
@@ -108,6 +140,20 @@ def _supplied(
     return Secret(text) if name in SECRET_FIELDS else str(text)
 
 
+#: fields kept beside the chosen entry's own: the TLS trust store, and a key's password
+_EXTRAS = {"ca_file": (), "key_password": ("key_file",)}
+
+
+def _only(values: dict[str, str], fields: tuple[str, ...]) -> dict[str, str]:
+    """The values of the chosen entry's ``fields`` (and their TLS extras), nothing else: a
+    credential supplied for another entry (or a generic variable) is not applied."""
+    out = {f: values[f] for f in fields}
+    for extra, needs in _EXTRAS.items():
+        if extra in values and all(n in fields for n in needs):
+            out[extra] = values[extra]
+    return out
+
+
 def _matches(entry: Authorization, wanted: str) -> bool:
     described = entry.describe().lower()
     return wanted.lower() in (described, (entry.type or "").lower())
@@ -157,7 +203,7 @@ def select(
         for fields in alternatives:
             missing = tuple(f for f in fields if f not in values)
             if not missing:
-                return Credentials(entry, MappingProxyType(values))
+                return Credentials(entry, MappingProxyType(_only(values, fields)))
             if first_missing is None:
                 first_missing = (entry, missing)
     if first_missing is None:
