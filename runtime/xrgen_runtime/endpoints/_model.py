@@ -30,7 +30,7 @@ D = TypeVar("D")
 #: the ``usage`` values of the rc4 endpoint model
 ROLES = ("producer", "consumer", "subscriber")
 #: ``{name}``: an RFC 6570 level-1 expression (as ``_core.UriTemplate`` reads it)
-_VAR = re.compile(r"\{([^{}]*)\}")
+VAR = re.compile(r"\{([^{}]*)\}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +62,7 @@ def freeze(value: Any) -> Any:
 def placeholders_of(value: Any, found: set[str]) -> set[str]:
     """Add the placeholder names in a JSON value (strings, array items, map keys and values)."""
     if isinstance(value, str):
-        found.update(_VAR.findall(value))
+        found.update(VAR.findall(value))
     elif isinstance(value, Mapping):
         for k, v in value.items():
             placeholders_of(k, found)

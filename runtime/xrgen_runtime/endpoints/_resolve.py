@@ -11,7 +11,6 @@ and the binding's client arguments. Anything else is a ``TypeError`` naming what
 from __future__ import annotations
 
 import importlib
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -19,12 +18,12 @@ from typing import Any
 
 from ._credentials import CREDENTIAL_FIELDS, Credentials, select
 from ._errors import EndpointError, MissingPlaceholder
+from ._model import VAR as _VAR
 from ._model import Endpoint, freeze, placeholders_of
 from ._support import EndpointSupport, support
 
 __all__ = ["Settings", "expand", "resolve"]
 
-_VAR = re.compile(r"\{([^{}]*)\}")
 _MODES = ("binary", "structured")
 _GENERAL = frozenset({"uris", "mode", "authorization"})
 #: the JSON event format: what structured mode writes
@@ -105,9 +104,8 @@ def _option_name(
     return None
 
 
-def _where(
-    endpoint: Endpoint[Any], uris: tuple[str, ...], options: Mapping[str, Any]
-) -> dict[str, list[str]]:
+def _where(uris: tuple[str, ...], options: Mapping[str, Any]) -> dict[str, list[str]]:
+    """Placeholder name -> where it occurs (``URI``, option names)."""
     where: dict[str, list[str]] = {}
     for uri in uris:
         for name in _VAR.findall(uri):
@@ -154,7 +152,7 @@ def resolve(
     else:
         catalog_uris = uris
     options = {k: v for k, v in endpoint.options.items() if k not in overrides}
-    where = _where(endpoint, catalog_uris, options)
+    where = _where(catalog_uris, options)
     missing = [name for name in sorted(where) if name not in values]
     if missing:
         listed = ", ".join(f"{n} (in {', '.join(where[n])})" for n in missing)
