@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+from urllib.parse import urljoin
 
 import pytest
 from netutil import free_port
@@ -295,6 +296,15 @@ def test_http_webhook_sender_to_served_endpoint(
                 return (await s.send(order(svc, 3))).status  # type: ignore[no-any-return]
 
         assert asyncio.run(send_async()) == 202
+        # the served endpoint is one operation: its method, at its path
+        import httpx
+
+        config = hook.config(**http_where)
+        key = dict(config["headers"])["X-Hook-Key"]
+        base = config["base_url"]
+        assert httpx.get(base, headers={"X-Hook-Key": key}).status_code == 405
+        outside = httpx.post(urljoin(base, "../elsewhere"), headers={"X-Hook-Key": key})
+        assert outside.status_code == 404
     assert inbox.ids() == ["o-1", "o-3"]
     assert ("X-Service", "billing") in [(k.title(), v) for k, v in seen[0].headers]
 

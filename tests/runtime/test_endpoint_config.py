@@ -574,3 +574,99 @@ def test_every_authorization_type_per_client_library(
     key, value = expected
     assert _has(config, key, value), config
     no_secret(config)
+
+
+# ------------------------------------------------------------------ more promises of the docs
+
+
+def test_placeholder_values_are_inserted_as_given() -> None:
+    ep = make("MQTT/5.0", ("producer",), ("mqtt://{host}",), {"willtopic": "gone/{who}"})
+    assert ep.config(host="b", who="a b/c")["host"] == "b"
+    from xrgen_runtime.endpoints._resolve import resolve
+
+    settings = resolve(ep, "producer", {"host": "b", "who": "a b/c"})
+    assert settings.options["willtopic"] == "gone/a b/c"
+
+
+def test_content_mode_from_the_catalog_or_the_argument(acme: ModuleType) -> None:
+    ep = make(
+        "MQTT/5.0", ("producer",), ("mqtt://b",), {"willtopic": "gone", "willmessage": "com.acme.Alarm"},
+        package=acme.__name__, envelope_options={"mode": "structured"},
+    )
+    data, kwargs = SAMPLES["com.acme.Alarm"]
+    event = acme.MESSAGES["com.acme.Alarm"].create(data, **kwargs)
+    assert ep.config(will=event)["will"].content_type == "application/cloudevents+json"
+    assert ep.config(will=event, mode="binary")["will"].content_type == "application/json"
+    with pytest.raises(EndpointError, match="'binary' or 'structured'"):
+        ep.config(will=event, mode="batch")
+    avro = make("KAFKA", ("producer",), ("b:9092",), {},
+                envelope_options={"mode": "structured", "format": "application/cloudevents+avro"})
+    with pytest.raises(EndpointError, match="structured mode in format"):
+        avro.config()
+
+
+def test_sender_encoder_checks_types_and_plain_messages(acme: ModuleType) -> None:
+    from xrgen_runtime.endpoints import MessageNotDeclared
+    from xrgen_runtime.endpoints._encode import checked_encoder
+    from xrgen_runtime.endpoints._resolve import resolve
+
+    def encoder_of(message_ids: tuple[str, ...]) -> Any:
+        ep = make("MQTT/5.0", ("producer",), ("mqtt://b",), {"topic": "t"},
+                  package=acme.__name__, message_ids=message_ids)
+        settings = resolve(ep, "producer", {})
+        return checked_encoder(settings, settings.support.encoder(settings))
+
+    alarm_data, alarm_kwargs = SAMPLES["com.acme.Alarm"]
+    alarm = acme.MESSAGES["com.acme.Alarm"].create(alarm_data, **alarm_kwargs)
+    beat = acme.MESSAGES["com.acme.ops.Heartbeat"].create(b"1", plant="p")
+    typed, plain = encoder_of(("com.acme.Alarm",)), encoder_of(("com.acme.ops.Heartbeat",))
+    assert typed(alarm).topic  # declared: encoded
+    with pytest.raises(MessageNotDeclared, match="com.acme.Alarm"):
+        plain(alarm)
+    assert plain(beat).payload == b"1"  # a plain message for an endpoint that carries one
+    with pytest.raises(MessageNotDeclared):
+        typed(beat)
+    assert encoder_of(())(beat).payload == b"1"  # no messages declared: anything goes
+
+
+def test_mqtt_websocket_and_tls_uris() -> None:
+    config = make("MQTT/5.0", ("producer",), ("wss://broker/mqtt",), {}).config()
+    assert config["transport"] == "websockets" and config["ws_path"] == "/mqtt"
+    assert config["port"] == 443 and config["tls"] == {}
+
+
+def test_amqp_link_settings_become_proton_terminus_settings() -> None:
+    import proton  # the AMQP adapter's client library (proton objects, no connection)
+    from xrgen_runtime.adapters.amqp import LinkSettings
+
+    session = proton.Connection().session()
+    receiver, sender = session.receiver("r"), session.sender("s")
+    settings = LinkSettings({
+        "properties": {"app": "billing"},
+        "capabilities": ["queue"],
+        "durability": "unsettled-state",
+        "expiry_policy": "never",
+        "timeout": 30,
+        "distribution_mode": "copy",
+        "filters": {"jms-selector": "a > 1"},
+        "sender_settle_mode": "settled",
+        "receiver_settle_mode": "second",
+    })
+    settings.apply(receiver)
+    settings.apply(sender)
+    source, target = receiver.source, sender.target
+    assert source.durability == proton.Terminus.DELIVERIES
+    assert source.expiry_policy == proton.Terminus.EXPIRE_NEVER and source.timeout == 30
+    assert source.distribution_mode == proton.Terminus.DIST_MODE_COPY
+    selector = source.filter.get_object()[proton.symbol("jms-selector")]
+    assert isinstance(selector, proton.Described)
+    assert selector.descriptor == "apache.org:selector-filter:string"
+    assert list(source.capabilities.get_object()) == ["queue"]
+    assert receiver.properties == {proton.symbol("app"): "billing"}
+    assert receiver.snd_settle_mode == proton.Link.SND_SETTLED
+    assert receiver.rcv_settle_mode == proton.Link.RCV_SECOND
+    # a sending link: its target, and no source-only settings
+    assert target.durability == proton.Terminus.DELIVERIES
+    assert sender.source.distribution_mode == proton.Terminus.DIST_MODE_UNSPECIFIED
+    with pytest.raises(ValueError, match="durability: 'forever'"):
+        LinkSettings({"durability": "forever"}).apply(session.receiver("x"))
