@@ -47,7 +47,6 @@ from .endpoints.references import (
 from .formats.spelling import schema_format_family
 from .registry import Entity, MessageGroupEntry, Registry, SchemaEntry
 
-_ABSOLUTE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 #: ``.../schemas/<id>[/versions/<v>]:<type name or pointer>``
 _NAMED_TYPE = re.compile(r"^(.*?/schemas/[^/:]+(?:/versions/[^/:]+)?):(.+)$")
 
@@ -102,15 +101,6 @@ def deep_merge(base: Any, child: Any) -> Any:
             out[k] = deep_merge(base[k], v) if k in base else v
         return out
     return child
-
-
-def _ref_path(ref: str) -> list[str] | None:
-    """``#/a/b`` or ``/a/b`` (or ``a/b``) -> unescaped tokens; absolute URIs -> None."""
-    if _ABSOLUTE.match(ref):
-        return None
-    ref = ref[1:] if ref.startswith("#") else ref
-    tokens = [t for t in ref.strip("/").split("/") if t != ""]
-    return [t.replace("~1", "/").replace("~0", "~") for t in tokens]
 
 
 def _xref_of(data: dict[str, Any]) -> str | None:
@@ -245,7 +235,7 @@ class _Resolver:
         """``" (did you mean '#/messagegroups/g/messages/m'?)"`` for the closest existing
         message reference (in the spelling of ``ref``), or ``""``."""
         prefix = "#/" if ref.startswith("#") else "/" if ref.startswith("/") else ""
-        path = _ref_path(ref) or []
+        path = xids.tokens(ref) or []
         wanted = "/".join(path)
         known = [
             f"messagegroups/{gid}/messages/{mid}"
@@ -280,7 +270,7 @@ class _Resolver:
 
     def schema_ref(self, ref: str, fmt: str, ent: Entity, attr: str) -> ResolvedSchema | None:
         where = ent.pointer + "/" + attr
-        if _ABSOLUTE.match(ref):
+        if xids.ABSOLUTE.match(ref):
             self.d.warning(
                 "XRG211",
                 ent.file,
@@ -296,7 +286,7 @@ class _Resolver:
         named = _NAMED_TYPE.match(document)
         if named:
             document, type_name = named.group(1), named.group(2)
-        path = _ref_path(document) or []
+        path = xids.tokens(document) or []
         ok = len(path) in (4, 6) and path[0] == "schemagroups" and path[2] == "schemas"
         if ok and len(path) == 6 and path[4] != "versions":
             ok = False
@@ -379,7 +369,7 @@ class _Resolver:
         if ref is None:
             return gid, gentry
         ent = gentry.entity
-        path = _ref_path(ref)
+        path = xids.tokens(ref)
         tgid = path[1] if path and len(path) == 2 and path[0] == "messagegroups" else None
         target = self.reg.messagegroups.get(tgid) if tgid else None
         if target is None or tgid is None:
@@ -461,7 +451,7 @@ class _Resolver:
         if (
             rm.schema is not None
             and rm.schema.uri
-            and _ABSOLUTE.match(rm.schema.uri)
+            and xids.ABSOLUTE.match(rm.schema.uri)
             and "dataschema" not in meta
         ):
             meta["dataschema"] = {"type": "uri", "value": rm.schema.uri}
@@ -491,7 +481,8 @@ class _Resolver:
         check_protocols(endpoints, by_id, self.d)
         selected: dict[str, list[ResolvedEndpoint]] = {}
         for ep in endpoints:
-            if ep.protocol is not None:
+            # a subscriber-only endpoint manages subscriptions; it transfers no messages
+            if ep.protocol is not None and set(ep.usage) != {"subscriber"}:
                 for gid in ep.groups:
                     selected.setdefault(gid, []).append(ep)
         for g in groups:

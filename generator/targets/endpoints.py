@@ -87,7 +87,7 @@ def dispatchers(catalog: ir.Catalog) -> list[dict[str, Any]]:
                 "cls": e.dispatcher_class,
                 "bases": [g.handlers_class for g in groups] or ["DispatcherBase"],
                 "doc": docstring(
-                    f"Dispatcher for the messages of endpoint {e.id} (its message groups only).",
+                    f"Dispatcher for the messages endpoint {e.id} carries, and those only.",
                     "    ",
                 ),
                 "defs": " + ".join(f"_defs.{g.defs_const}" for g in groups) or "()",

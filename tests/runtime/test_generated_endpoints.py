@@ -75,6 +75,15 @@ EXPECTED: dict[str, tuple[str, dict[str, Any]]] = {
         "placeholders": ("host", "port", "tenant"),
         "description": "Dashboard instances share the readings of all devices.",
     }),
+    "com.example.legacy.device": ("device", {
+        "usage": ("producer",), "protocol": "MQTT/3.1.1", "channel": None,
+        "envelope": None, "envelope_options": {}, "uris": ("mqtt://{host}:{port}",),
+        "options": {"topic": "legacy/{tenant}/{device}/status", "qos": 1, "cleansession": True},
+        "authorization": (), "deployed": True,
+        "message_ids": ("com.example.legacy.StatusChanged",),
+        "placeholders": ("device", "host", "port", "tenant"),
+        "description": "Older devices report their status with MQTT 3.1.1.",
+    }),
     "com.example.legacy.monitor": ("monitor", {
         "usage": ("subscriber", "consumer"), "protocol": "MQTT/3.1.1", "channel": None,
         "envelope": None, "envelope_options": {}, "uris": ("mqtt://{host}:{port}",),
@@ -201,6 +210,8 @@ def test_endpoint_options_reach_the_messages_as_defaults(pkg: ModuleType) -> Non
     assert mqtt.encode(reading, mode="binary").topic == "devices/t1/readings"
     offline = create["com.example.telemetry.DeviceOffline"]({"reason": "gone"}, tenant="t1")
     assert offline.binding.topic == "devices/t1/status"  # the message's own topic wins
+    status = create["com.example.legacy.StatusChanged"]({"status": "up"}, tenant="t1", device="d 1")
+    assert (status.binding.topic, status.binding.version) == ("legacy/t1/d%201/status", "3.1.1")
     job = create["com.example.jobs.JobQueued"]({"jobid": "j"}, tenant="t1")
     assert job.binding.address == "/queue/jobs-t1"
     alert = create["com.example.alerts.AlertRaised"]({"severity": 2}, tenant="t1")

@@ -193,3 +193,26 @@ def test_ancestor_is_read_as_ancestorid(tmp_path: Path) -> None:
     assert analysis.registry is not None
     data = analysis.registry.schemagroups["s"].schemas["x"].versions["2"].data
     assert data["ancestorid"] == "1" and "ancestor" not in data
+
+
+def test_a_subscriber_only_endpoint_gives_its_messages_nothing(tmp_path: Path) -> None:
+    """It manages subscriptions (endpoint-spec: a control-plane endpoint); the producer's
+    binding is the messages' binding."""
+    analysis = _analyze(
+        tmp_path,
+        {
+            "messagegroups": {"g": {"messages": {"m": _message("m")}}},
+            "endpoints": {
+                "subs": {"usage": ["subscriber"], "protocol": "HTTP",
+                         "protocoloptions": {"endpoints": [{"uri": "https://example.com/subscriptions"}]},
+                         "messagegroups": ["#/messagegroups/g"]},
+                "out": {"usage": ["producer"], "protocol": "KAFKA",
+                        "protocoloptions": {"topic": "t"}, "messagegroups": ["#/messagegroups/g"]},
+            },
+        },
+    )  # fmt: skip
+    assert analysis.catalog is not None
+    [m] = analysis.catalog.messages()
+    assert m.protocol == "KAFKA" and [(o.path, o.value) for o in m.options] == [(("topic",), "t")]
+    assert not [d for d in analysis.diagnostics if d.code == "XRG208"]
+    assert _endpoint(analysis.catalog, "subs").message_ids == ("m",)
