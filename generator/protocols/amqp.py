@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from pydantic import Field
+from xrgen_runtime.bindings import BINDINGS
 
 from ..catalog_model import LooseStr, NameValueList, OptionsModel
-from ._base import Protocol, SparkLanding
+from ._base import Protocol
 from ._endpoint import EndpointOption, EndpointOptions
 
 
@@ -28,6 +29,8 @@ _PROPERTIES = (
 )  # fmt: skip
 _HEADER = ("durable", "priority", "ttl", "first-acquirer", "delivery-count")
 
+#: the runtime's declaration of the binding (types, fields, transit fields, Spark landing)
+_RUNTIME = BINDINGS["amqp"]
 #: the rc4 endpoint options (endpoint-spec.md, AMQP options)
 _ENDPOINT_OPTIONS = {
     "node": EndpointOption("string", message="node"),
@@ -66,6 +69,7 @@ AMQP = Protocol(
         "footer": "footer",
     },
     routing=frozenset({"node", "address"}),
+    runtime=_RUNTIME,
     fields={
         "properties": {name: name for name in _PROPERTIES},
         "header": {name: name for name in _HEADER},
@@ -87,9 +91,6 @@ AMQP = Protocol(
         ("application_properties", "application-properties"),
         ("message_annotations", "message-annotations"),
         ("delivery_annotations", "delivery-annotations"),
-    ),
-    spark=SparkLanding(
-        "amqp", "decode_amqp", "Decode landed AMQP 1.0 messages (LANDING_SCHEMAS['amqp'])."
     ),
 )
 PROTOCOLS = (AMQP,)

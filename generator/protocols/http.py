@@ -6,9 +6,11 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from xrgen_runtime.bindings import BINDINGS
+
 from ..catalog_model import LooseStatus, LooseStr, NameValueList, OptionsModel
 from ..diagnostics import Diagnostics, pointer
-from ._base import Protocol, SparkLanding, any_version, entries, literal
+from ._base import Protocol, any_version, entries, literal
 from ._endpoint import EndpointOption, EndpointOptions
 
 
@@ -72,6 +74,9 @@ def _check_complete(po: dict[str, Any], file: str, ptr: str, diags: Diagnostics)
         diags.error("XRG164", file, ptr, "HTTP 'method' and 'status' are mutually exclusive")
 
 
+#: the runtime's declaration of the binding (types, fields, transit fields, Spark landing)
+_RUNTIME = BINDINGS["http"]
+
 HTTP = Protocol(
     id="HTTP",
     names=("http", "https"),
@@ -80,6 +85,7 @@ HTTP = Protocol(
     scalars={"method": ("method",), "path": ("path",), "status": ("status",)},
     maps={"headers": "headers", "query": "query"},
     routing=frozenset({"path", "method"}),
+    runtime=_RUNTIME,
     connection=frozenset(
         {
             "timeout", "tls", "auth",
@@ -90,10 +96,6 @@ HTTP = Protocol(
     check=_check,
     check_complete=_check_complete,
     separate_roles=True,
-    caseless=frozenset({"headers"}),
-    spark=SparkLanding(
-        "http", "decode_http", "Decode landed HTTP requests (LANDING_SCHEMAS['http'])."
-    ),
 )
 PROTOCOLS = (HTTP,)
 

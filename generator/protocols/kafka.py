@@ -7,9 +7,11 @@ import binascii
 from collections.abc import Mapping
 from typing import Any
 
+from xrgen_runtime.bindings import BINDINGS
+
 from ..catalog_model import LooseInt, LooseStr, NameValueList, OptionsModel
 from ..diagnostics import Diagnostics
-from ._base import Protocol, SparkLanding, any_version, literal
+from ._base import Protocol, any_version, literal
 from ._endpoint import EndpointOption, EndpointOptions
 
 
@@ -53,6 +55,9 @@ def _check_complete(po: dict[str, Any], file: str, ptr: str, diags: Diagnostics)
         diags.error("XRG168", file, ptr, "Kafka 'key' and 'key_base64' are mutually exclusive")
 
 
+#: the runtime's declaration of the binding (types, fields, transit fields, Spark landing)
+_RUNTIME = BINDINGS["kafka"]
+
 KAFKA = Protocol(
     id="KAFKA",
     names=("kafka",),
@@ -61,6 +66,7 @@ KAFKA = Protocol(
     scalars={"topic": ("topic",), "key": ("key",), "partition": ("partition",)},
     maps={"headers": "headers"},
     routing=frozenset({"topic", "key", "partition"}),
+    runtime=_RUNTIME,
     connection=frozenset(
         {
             "acks", "consumer-group", "consumergroup", "consumer_group", "group.id", "group_id",
@@ -75,12 +81,6 @@ KAFKA = Protocol(
     check=_check,
     check_complete=_check_complete,
     separate_roles=True,
-    transit=frozenset({"partition"}),
-    spark=SparkLanding(
-        "kafka",
-        "decode_kafka",
-        "Decode a DataFrame with Spark's Kafka-source schema (binary and structured mode).",
-    ),
 )  # fmt: skip
 PROTOCOLS = (KAFKA,)
 

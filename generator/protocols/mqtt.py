@@ -6,9 +6,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from xrgen_runtime.bindings import BINDINGS
+
 from ..catalog_model import LooseBool, LooseInt, LooseStr, NameValueList, OptionsModel
 from ..diagnostics import Diagnostics, pointer
-from ._base import Protocol, SparkLanding, literal
+from ._base import Protocol, literal
 from ._endpoint import EndpointOption, EndpointOptions, literal_text, mqtt_wildcard
 
 
@@ -82,12 +84,8 @@ _CONNECTION = frozenset(
     }
 )  # fmt: skip
 _RENAMES = (("topic", "topic_name"), ("user-properties", "user_properties"))
-_LANDING = SparkLanding(
-    "mqtt", "decode_mqtt", "Decode landed MQTT messages (LANDING_SCHEMAS['mqtt'])."
-)
-
-#: qos, retain and the expiry may change on the way (brokers downgrade and count down)
-_TRANSIT = frozenset({"qos", "retain", "message_expiry_interval"})
+#: the runtime's declaration of the binding (types, fields, transit fields, Spark landing)
+_RUNTIME = BINDINGS["mqtt"]
 
 MQTT5 = Protocol(
     id="MQTT/5.0",
@@ -97,14 +95,13 @@ MQTT5 = Protocol(
     scalars=_SCALARS_5,
     maps={"user_properties": "user_properties"},
     routing=frozenset({"topic_name", "qos", "retain"}),
+    runtime=_RUNTIME,
     connection=_CONNECTION,
     unapplied={"correlation_data": "binary correlation data is set when encoding"},
     renames=_RENAMES,
     wrapper="properties",
     check=_check_qos,
     is_filter=_is_filter,
-    transit=_TRANSIT,
-    spark=_LANDING,
 )
 MQTT311 = Protocol(
     id="MQTT/3.1.1",
@@ -114,14 +111,13 @@ MQTT311 = Protocol(
     scalars={k: v for k, v in _SCALARS_5.items() if k in ("topic_name", "qos", "retain")},
     maps={},
     routing=frozenset({"topic_name", "qos", "retain"}),
+    runtime=_RUNTIME,
     connection=_CONNECTION,
     unapplied={opt: "" for opt in _MQTT5_ONLY},  # warned by _check_311 (XRG171)
     renames=_RENAMES,
     wrapper="properties",
     check=_check_311,
     is_filter=_is_filter,
-    transit=_TRANSIT,
-    spark=None,  # one landing shape for both versions (MQTT5's)
 )
 PROTOCOLS = (MQTT5, MQTT311)
 

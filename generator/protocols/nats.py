@@ -6,10 +6,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from pydantic import Field
+from xrgen_runtime.bindings import BINDINGS
 
 from ..catalog_model import LooseStr, NameValueList, OptionsModel
 from ..diagnostics import Diagnostics
-from ._base import Protocol, SparkLanding, any_version
+from ._base import Protocol, any_version
 from ._endpoint import EndpointOption, EndpointOptions, nats_wildcard
 
 
@@ -26,6 +27,9 @@ def _is_filter(option: str, value: str) -> bool:
     return "," in value or "*" in tokens or tokens[-1] == ">"
 
 
+#: the runtime's declaration of the binding (types, fields, transit fields, Spark landing)
+_RUNTIME = BINDINGS["nats"]
+
 NATS = Protocol(
     id="NATS",
     names=("nats",),
@@ -39,6 +43,7 @@ NATS = Protocol(
     },
     maps={"headers": "headers"},
     routing=frozenset({"subject"}),
+    runtime=_RUNTIME,
     connection=frozenset(
         {
             "queue", "queue-group", "queue_group", "stream", "durable", "consumer",
@@ -47,10 +52,6 @@ NATS = Protocol(
         }
     ),  # fmt: skip
     is_filter=_is_filter,
-    caseless=frozenset({"headers"}),
-    spark=SparkLanding(
-        "nats", "decode_nats", "Decode landed NATS messages (LANDING_SCHEMAS['nats'])."
-    ),
 )
 PROTOCOLS = (NATS,)
 

@@ -18,7 +18,8 @@ from ..endpoints._errors import EndpointError
 from ..endpoints._uris import Scheme, addresses
 
 if TYPE_CHECKING:
-    from .._core import AmqpMessage, Event
+    from .._event import Event
+    from ..bindings import AmqpMessage
     from ..endpoints._credentials import Requirement
     from ..endpoints._model import Authorization
     from ..endpoints._resolve import Settings

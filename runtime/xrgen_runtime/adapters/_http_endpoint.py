@@ -20,7 +20,8 @@ from ..endpoints._errors import EndpointError
 from ..endpoints._uris import Address, Scheme, addresses
 
 if TYPE_CHECKING:
-    from .._core import Event, HttpMessage
+    from .._event import Event
+    from ..bindings import HttpMessage
     from ..endpoints._credentials import Requirement
     from ..endpoints._model import Authorization
     from ..endpoints._resolve import Settings
@@ -151,7 +152,7 @@ def encoder(settings: Settings) -> Callable[[Event[Any]], HttpMessage]:
     """Encode an event as a request to the endpoint: the event's method, else the endpoint's;
     the event's path and query when its binding has them (the sender resolves the path
     against the endpoint URI, which is its base URL)."""
-    from .._core import HttpBinding
+    from ..bindings import HttpBinding
     from ..bindings import http as codec
 
     mode = settings.mode

@@ -15,7 +15,8 @@ from ..endpoints._credentials import classify
 from ..endpoints._errors import EndpointError
 
 if TYPE_CHECKING:
-    from .._core import Event, KafkaMessage
+    from .._event import Event
+    from ..bindings import KafkaMessage
     from ..endpoints._credentials import Requirement
     from ..endpoints._model import Authorization
     from ..endpoints._resolve import Settings
@@ -196,7 +197,7 @@ def config(settings: Settings) -> dict[str, Any]:
 def encoder(settings: Settings) -> Callable[[Event[Any]], KafkaMessage]:
     """Encode an event as a Kafka record: the event's binding first, the endpoint's topic,
     key, partition and headers where the binding has none (headers are added)."""
-    from .._core import KafkaBinding
+    from ..bindings import KafkaBinding
     from ..bindings import kafka as codec
 
     mode = settings.mode

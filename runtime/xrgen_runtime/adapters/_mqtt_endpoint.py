@@ -18,7 +18,8 @@ from ..endpoints._errors import EndpointError
 from ..endpoints._uris import Address, Scheme, addresses, first_connected
 
 if TYPE_CHECKING:
-    from .._core import Event, MqttMessage
+    from .._event import Event
+    from ..bindings import MqttMessage
     from ..endpoints._credentials import Requirement
     from ..endpoints._model import Authorization
     from ..endpoints._resolve import Settings
@@ -136,7 +137,7 @@ def _message_id(settings: Settings, reference: str) -> str:
 
 
 def _will_event(settings: Settings, given: Any) -> Event[Any]:
-    from .._core import Event
+    from .._event import Event
 
     if isinstance(given, Event):
         return given
@@ -164,7 +165,7 @@ def _will_event(settings: Settings, given: Any) -> Event[Any]:
 
 
 def _will(settings: Settings) -> MqttMessage | None:
-    from .._core import MqttMessage
+    from ..bindings import MqttMessage
     from ..bindings import mqtt as codec
 
     given = settings.client.get("will")
@@ -243,7 +244,7 @@ def encoder(
     """Encode an event as a PUBLISH: the event's binding first; the endpoint's topic (or the
     URI path), QoS and retain flag where the binding has none; the endpoint's MQTT version.
     """
-    from .._core import MqttBinding
+    from ..bindings import MqttBinding
     from ..bindings import mqtt as codec
 
     mode = settings.mode

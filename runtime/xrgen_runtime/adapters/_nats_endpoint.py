@@ -19,7 +19,8 @@ from ..endpoints._errors import EndpointError
 from ..endpoints._uris import Scheme, addresses
 
 if TYPE_CHECKING:
-    from .._core import Event, NatsMessage
+    from .._event import Event
+    from ..bindings import NatsMessage
     from ..endpoints._credentials import Requirement
     from ..endpoints._model import Authorization
     from ..endpoints._resolve import Settings
@@ -106,7 +107,7 @@ def config(settings: Settings) -> dict[str, Any]:
 
 def encoder(settings: Settings) -> Callable[[Event[Any]], NatsMessage]:
     """Encode an event as a NATS message: the event's subject, else the endpoint's."""
-    from .._core import NatsBinding
+    from ..bindings import NatsBinding
     from ..bindings import nats as codec
 
     mode = settings.mode

@@ -27,9 +27,11 @@ import proton  # type: ignore[import-untyped,import-not-found,unused-ignore]
 from proton.reactor import ReceiverOption, SenderOption  # type: ignore[import-untyped,import-not-found,unused-ignore]
 from proton.utils import BlockingConnection  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
-from .._core import AmqpMessage, Event
+from .._event import Event
+from ..bindings import AmqpMessage
 from ._encoding import Encoder, encoder_or_refusal
 from ._loop import PollingReceiver
+from ._sender import Sender
 
 __all__ = [
     "AmqpDeliveryError",
@@ -386,7 +388,7 @@ def connect(
 # --------------------------------------------------------------------------------------------
 
 
-class AmqpSender:
+class AmqpSender(Sender):
     """Send ``AmqpMessage`` values over one AMQP 1.0 connection.
 
     Each message goes to ``msg.address`` or, when that is ``None``, to ``address`` (one link
@@ -476,18 +478,9 @@ class AmqpSender:
         if failed:
             raise AmqpDeliveryError(f"{failed} AMQP message(s) not accepted")
 
-    def close(self, timeout: float = 30.0) -> None:
-        """Flush and close the connection."""
-        try:
-            self.flush(timeout)
-        finally:
-            self._conn.close()
-
-    def __enter__(self) -> AmqpSender:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def _release(self) -> None:
+        """Close the connection."""
+        self._conn.close()
 
 
 class AmqpReceiver(PollingReceiver[Any, AmqpMessage]):

@@ -25,9 +25,11 @@ from urllib.parse import parse_qsl
 
 import httpx  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
-from .._core import Event, HttpMessage
+from .._event import Event
+from ..bindings import HttpMessage
 from ._encoding import Encoder, encoder_or_refusal
 from ._loop import PollingReceiver
+from ._sender import AsyncSender, Sender
 
 __all__ = [
     "AsgiReceiver",
@@ -55,7 +57,7 @@ def from_response(response: Any, method: str, path: str) -> HttpMessage:
     )
 
 
-class HttpSender:
+class HttpSender(Sender):
     """Send ``HttpMessage`` requests with a (pooled) ``httpx.Client``.
 
     ``options`` are more ``httpx.Client`` arguments (``headers`` and ``params`` of every
@@ -87,21 +89,12 @@ class HttpSender:
         )
         return from_response(response, msg.method, msg.path)
 
-    def flush(self, timeout: float = 30.0) -> None:
-        """Nothing is buffered: ``send`` returns the response."""
-
-    def close(self) -> None:
+    def _release(self) -> None:
         """Close the connection pool."""
         self._client.close()
 
-    def __enter__(self) -> HttpSender:
-        return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-class AsyncHttpSender:
+class AsyncHttpSender(AsyncSender):
     """Send ``HttpMessage`` requests with an ``httpx.AsyncClient`` (see ``HttpSender``)."""
 
     __slots__ = ("_client", "_encode")
@@ -130,18 +123,9 @@ class AsyncHttpSender:
         )
         return from_response(response, msg.method, msg.path)
 
-    async def flush(self, timeout: float = 30.0) -> None:
-        """Nothing is buffered: ``send`` returns the response."""
-
     async def close(self) -> None:
         """Close the connection pool."""
         await self._client.aclose()
-
-    async def __aenter__(self) -> AsyncHttpSender:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
 
 
 class AsgiReceiver:

@@ -23,9 +23,11 @@ from paho.mqtt.packettypes import PacketTypes  # type: ignore[import-untyped,imp
 from paho.mqtt.properties import Properties as _Properties  # type: ignore[import-untyped,import-not-found,unused-ignore]
 from paho.mqtt.subscribeoptions import SubscribeOptions  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
-from .._core import Event, MqttMessage
+from .._event import Event
+from ..bindings import MqttMessage
 from ._encoding import Encoder, encoder_or_refusal
 from ._loop import PollingReceiver
+from ._sender import Sender
 
 __all__ = [
     "Connection",
@@ -43,6 +45,8 @@ _PROTOCOLS = {"5.0": paho.MQTTv5, "3.1.1": paho.MQTTv311}
 SESSION_EXPIRY = 3600
 #: a topic filter no client subscribes to: its UNSUBSCRIBE round trip confirms earlier packets
 _SYNC_FILTER = "$xrgen/sync"
+#: how long closing waits for the broker to see the DISCONNECT (seconds)
+_DISCONNECT_TIMEOUT = 10.0
 
 
 class MqttPublishError(Exception):
@@ -225,7 +229,7 @@ def _disconnect(client: Any, timeout: float) -> None:
     client.loop_stop()
 
 
-class MqttSender:
+class MqttSender(Sender):
     """Publish ``MqttMessage`` values on one connection of the given MQTT ``version``.
 
     ``send`` returns a future resolved when the broker acknowledged the message (QoS 1/2) or
@@ -301,18 +305,9 @@ class MqttSender:
         for future in futures:
             future.result(timeout)
 
-    def close(self, timeout: float = 30.0) -> None:
-        """Flush, disconnect and stop the network thread."""
-        try:
-            self.flush(timeout)
-        finally:
-            _disconnect(self._client, timeout)
-
-    def __enter__(self) -> MqttSender:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def _release(self) -> None:
+        """Disconnect (after the packets queued before) and stop the network thread."""
+        _disconnect(self._client, _DISCONNECT_TIMEOUT)
 
 
 def _resolve(future: Future[None], reason: Any) -> None:

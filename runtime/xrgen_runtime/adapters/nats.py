@@ -19,9 +19,11 @@ from typing import Any, cast
 import nats as nats_client  # type: ignore[import-untyped,import-not-found,unused-ignore]
 from nats.errors import TimeoutError as NatsTimeoutError  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
-from .._core import Event, NatsMessage
+from .._event import Event
+from ..bindings import NatsMessage
 from ._encoding import Encoder, encoder_or_refusal
 from ._loop import AsyncPollingReceiver
+from ._sender import AsyncSender
 
 __all__ = [
     "JetStreamReceiver",
@@ -64,7 +66,7 @@ async def _connect(servers: Servers, options: dict[str, Any]) -> Any:
     )
 
 
-class NatsSender:
+class NatsSender(AsyncSender):
     """Publish ``NatsMessage`` values with core NATS (fire and forget, buffered).
 
     ``encoder`` turns what ``send`` gets other than a ``NatsMessage`` (a typed event) into
@@ -111,12 +113,6 @@ class NatsSender:
         else:
             await self._nc.flush()
 
-    async def __aenter__(self) -> NatsSender:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
-
 
 class NatsReceiver(AsyncPollingReceiver[Any, NatsMessage]):
     """Subscribe to ``subject`` (optionally in a queue group) with core NATS."""
@@ -157,7 +153,7 @@ class NatsReceiver(AsyncPollingReceiver[Any, NatsMessage]):
             await self._nc.close()
 
 
-class JetStreamSender:
+class JetStreamSender(AsyncSender):
     """Publish ``NatsMessage`` values to JetStream; ``send`` returns the stream's ``PubAck``.
 
     ``encoder``: as for ``NatsSender``.
@@ -205,19 +201,10 @@ class JetStreamSender:
             headers=headers_dict(msg.headers),
         )
 
-    async def flush(self, timeout: float = 30.0) -> None:
-        """Nothing is buffered: every ``send`` already waited for its ``PubAck``."""
-
     async def close(self) -> None:
         """Close the connection when the sender opened it."""
         if self._owned:
             await self._nc.drain()
-
-    async def __aenter__(self) -> JetStreamSender:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
 
 
 class JetStreamReceiver(AsyncPollingReceiver[Any, NatsMessage]):

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ._errors import MessageNotDeclared
 
 if TYPE_CHECKING:
-    from .._core import Event
+    from .._event import Event
     from ._resolve import Settings
 
 __all__ = ["checked_encoder"]

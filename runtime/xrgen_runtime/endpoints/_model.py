@@ -29,7 +29,7 @@ D = TypeVar("D")
 
 #: the ``usage`` values of the rc4 endpoint model
 ROLES = ("producer", "consumer", "subscriber")
-#: ``{name}``: an RFC 6570 level-1 expression (as ``_core.UriTemplate`` reads it)
+#: ``{name}``: an RFC 6570 level-1 expression (as ``_uritemplate.UriTemplate`` reads it)
 VAR = re.compile(r"\{([^{}]*)\}")
 
 

@@ -1,8 +1,8 @@
 """Finding the endpoint support of a protocol's binding.
 
 Each binding's adapter owns a module ``adapters/_<binding>_endpoint.py`` that knows how the
-endpoint options of its protocol become client configuration and adapter arguments. It
-provides the ``EndpointSupport`` interface below; this module only locates it.
+endpoint options of its protocol become client configuration and adapter arguments
+(``EndpointSupport``); the binding's declaration names it (``BindingSpec.endpoint_module``).
 """
 
 from __future__ import annotations
@@ -14,15 +14,12 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 from ._errors import EndpointError
 
 if TYPE_CHECKING:
-    from .._core import Event
+    from .._event import Event
     from ._credentials import Requirement
     from ._model import Authorization, Endpoint
     from ._resolve import Settings
 
 __all__ = ["EndpointSupport", "support"]
-
-#: protocol family -> runtime binding module name (``bindings/<name>.py``)
-_FAMILIES = ("KAFKA", "AMQP", "MQTT", "NATS", "HTTP", "PULSAR", "ROCKETMQ")
 
 
 class EndpointSupport(Protocol):
@@ -57,18 +54,24 @@ def family(protocol: str | None) -> str | None:
 
 
 def support(endpoint: Endpoint[Any]) -> EndpointSupport:
-    """The endpoint support module of ``endpoint``'s protocol."""
+    """The endpoint support module of ``endpoint``'s protocol (from its binding's
+    declaration)."""
+    from ..bindings import BINDINGS, by_protocol
+
     name = family(endpoint.protocol)
     if name is None:
         raise EndpointError(
             f"endpoint {endpoint.id!r} declares no protocol (an abstract endpoint): "
             "it configures no client"
         )
-    if name not in _FAMILIES:
+    spec = by_protocol(endpoint.protocol) or next(
+        (b for b in BINDINGS.values() if b.family == name), None
+    )
+    if spec is None:
         raise EndpointError(
             f"endpoint {endpoint.id!r}: protocol {endpoint.protocol!r} has no runtime binding"
         )
-    target = f"{__package__.rsplit('.', 1)[0]}.adapters._{name.lower()}_endpoint"
+    target = spec.endpoint_module
     try:
         module = importlib.import_module(target)
     except ModuleNotFoundError as exc:
