@@ -114,8 +114,6 @@ def _link(settings: Settings) -> dict[str, Any]:
         value = settings.option(option)
         if value is not None:
             link[key] = value
-    if settings.option("durable") is not None and settings.option("dynamic"):
-        link["dynamic_node_properties"] = {"durable": bool(settings.options["durable"])}
     return link
 
 

@@ -278,7 +278,7 @@ class LinkSettings(ReceiverOption, SenderOption):
     ``session-end``, ``connection-close``, ``never``), ``timeout`` (seconds),
     ``distribution_mode`` (``move``, ``copy``; source), ``filters`` (source filter map; a
     ``selector``/``jms-selector`` string becomes an ``apache.org:selector-filter:string``),
-    ``dynamic_node_properties``, ``sender_settle_mode`` (``unsettled``, ``settled``,
+    ``sender_settle_mode`` (``unsettled``, ``settled``,
     ``mixed``), ``receiver_settle_mode`` (``first``, ``second``). The terminus is the target of
     a sending link and the source of a receiving one."""
 
@@ -300,13 +300,6 @@ class LinkSettings(ReceiverOption, SenderOption):
             terminus.expiry_policy = _pick(_EXPIRY, "expiry_policy", s["expiry_policy"])
         if s.get("timeout") is not None:
             terminus.timeout = int(s["timeout"])
-        if s.get("dynamic_node_properties"):
-            terminus.properties.put_dict(
-                {
-                    proton.symbol(str(k)): v
-                    for k, v in s["dynamic_node_properties"].items()
-                }
-            )
         if link.is_receiver:
             if s.get("distribution_mode") is not None:
                 terminus.distribution_mode = _pick(
