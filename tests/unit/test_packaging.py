@@ -73,7 +73,7 @@ def test_the_install_from_a_clone_is_documented_and_run_by_test_wheels() -> None
     and every page that shows `pip install 'xrgen-runtime[...]'` shows the clone spelling too."""
     command = "pip install ./runtime ."
     assert f"\n{command}" in _install_section()
-    assert f'/bin/pip" install -q ./runtime .\n' in (ROOT / "scripts" / "test_wheels.sh").read_text()
+    assert '/bin/pip" install -q ./runtime .\n' in (ROOT / "scripts" / "test_wheels.sh").read_text()
     pages = [ROOT / "README.md", ROOT / "runtime" / "README.md", *(ROOT / "docs").glob("*.md")]
     for page in pages:
         text = page.read_text()
