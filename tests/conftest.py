@@ -29,6 +29,34 @@ _counter = itertools.count()
 collect_ignore = [] if os.environ.get("XRGEN_WHEEL_TEST") else ["wheels"]
 
 
+# --------------------------------------------------------------------------- parallel workers
+
+#: session resources a run starts once per worker that uses them: the local SparkSession (every
+#: test under tests/spark), the private Kafka (Tansu) and Pulsar brokers (tests/brokers/conftest.py)
+_SESSION_GROUPS = (("spark", None), ("kafka", "kafka_bootstrap"), ("pulsar", "pulsar_url"))
+
+
+def _group(item: pytest.Item) -> str | None:
+    fixtures = getattr(item, "fixturenames", ())
+    for group, fixture in _SESSION_GROUPS:
+        if fixture is None:
+            if item.path.is_relative_to(ROOT / "tests" / group):
+                return group
+        elif fixture in fixtures:
+            return group
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under pytest-xdist with ``--dist loadgroup`` (``make test``), the tests that share one
+    of the expensive session resources run on one worker, so each resource starts once per run;
+    every other test goes to whichever worker is free."""
+    for item in items:
+        group = _group(item)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
 @pytest.fixture(scope="session")
 def runtime_package() -> ModuleType:
     return importlib.import_module("xrgen_runtime")

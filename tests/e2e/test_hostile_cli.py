@@ -181,6 +181,7 @@ def test_patterns_run_on_the_rust_engine(tmp_path: Path) -> None:
     assert check.returncode == 0, check.stderr
 
 
+@pytest.mark.slow
 def test_concurrent_generate_runs_into_one_out(tmp_path: Path) -> None:
     """Two ``xrgen generate`` processes with different catalogs, one --out and package: the
     package is always wholly one run's, and the lock file is gone when both have ended."""

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # every case runs the CLI twice as a process
+
 ROOT = Path(__file__).resolve().parents[2]
 CATALOGS = ROOT / "catalogs"
 ACME = CATALOGS / "acme" / "catalog.json"

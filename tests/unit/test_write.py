@@ -57,6 +57,7 @@ def go(*procs: subprocess.Popen[str]) -> None:
         proc.stdin.flush()
 
 
+@pytest.mark.slow
 def test_concurrent_runs_never_mix(tmp_path: Path) -> None:
     out = tmp_path / "out"
     for trial in range(20):
@@ -86,6 +87,7 @@ for _ in range(rounds):
 """
 
 
+@pytest.mark.slow
 def test_the_lock_file_is_removed_and_runs_still_take_turns(tmp_path: Path) -> None:
     """The holder removes the lock file before it releases the lock; runs that waited on the
     removed file start over with the path's current one, so no two are ever inside together."""
@@ -111,6 +113,7 @@ def test_the_lock_file_is_removed_and_runs_still_take_turns(tmp_path: Path) -> N
     assert sorted(p.name for p in out.iterdir()) == ["log"]
 
 
+@pytest.mark.slow
 def test_killed_run_leaves_old_or_new_and_next_run_cleans_up(tmp_path: Path) -> None:
     out = tmp_path / "out"
     old = {PurePosixPath("p", f"m{i:04d}.py"): "# old\n" for i in range(2000)}
