@@ -31,30 +31,33 @@ collect_ignore = [] if os.environ.get("XRGEN_WHEEL_TEST") else ["wheels"]
 
 # --------------------------------------------------------------------------- parallel workers
 
-#: session resources a run starts once per worker that uses them: the local SparkSession (every
-#: test under tests/spark), the private Kafka (Tansu) and Pulsar brokers (tests/brokers/conftest.py)
-_SESSION_GROUPS = (("spark", None), ("kafka", "kafka_bootstrap"), ("pulsar", "pulsar_url"))
+#: folders whose tests share an expensive session resource: under pytest-xdist with
+#: ``--dist loadgroup`` (``make test``) each folder's tests run on one worker, so the resource
+#: starts once per run: tests/spark the local SparkSession (and the standalone cluster),
+#: tests/brokers the private Kafka (Tansu) and Pulsar brokers (tests/brokers/conftest.py)
+SESSION_GROUPS = ("tests/spark/", "tests/brokers/")
 
 
-def _group(item: pytest.Item) -> str | None:
-    fixtures = getattr(item, "fixturenames", ())
-    for group, fixture in _SESSION_GROUPS:
-        if fixture is None:
-            if item.path.is_relative_to(ROOT / "tests" / group):
-                return group
-        elif fixture in fixtures:
-            return group
-    return None
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook; absent where xdist is not installed
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadgroup`` with these groups: a folder of ``SESSION_GROUPS`` is one unit of
+    work, every other test module (or class) another, as ``--dist loadscope`` makes them, so a
+    module's fixtures run once too. Units go to whichever worker is free, the ones with the
+    most tests first. (xdist's own ``xdist_group`` marks work by renaming node ids, which has
+    no effect under pytest 9.2; the scheduler needs no mark.)"""
+    if config.getoption("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
 
+    class SessionGroups(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            for folder in SESSION_GROUPS:
+                if nodeid.startswith(folder):
+                    return folder
+            scope: str = super()._split_scope(nodeid)
+            return scope
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Under pytest-xdist with ``--dist loadgroup`` (``make test``), the tests that share one
-    of the expensive session resources run on one worker, so each resource starts once per run;
-    every other test goes to whichever worker is free."""
-    for item in items:
-        group = _group(item)
-        if group is not None:
-            item.add_marker(pytest.mark.xdist_group(group))
+    return SessionGroups(config, log)
 
 
 @pytest.fixture(scope="session")
