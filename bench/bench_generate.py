@@ -12,12 +12,20 @@ Prints, for 1,100 and 11,000 messages:
 - the 11,000 / 1,100 ratios -- target <= 10x.
 Also a "varied names" catalog (every message and field name of a different length), where the
 format cache's shape sharing helps least, to show the cost when names do not repeat.
+
+Then the start-up figures (issue 31), each the median of fresh processes with `python -c pass`
+measured in the same rounds (the runs interleaved), as seconds and as a ratio to it:
+- `xrgen --help` -- target <= 0.15 s;
+- `xrgen validate` of a one-message catalog -- target <= 0.35 s;
+- warm `xrgen generate` of the 1,100-message catalog -- target <= 0.35 s;
+- `import <generated package>` of the 1,100-message catalog (no slower than before).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -64,6 +72,72 @@ def wall(args: list[str], env: dict[str, str]) -> float:
     return time.perf_counter() - t
 
 
+ONE_MESSAGE = {
+    "messagegroups": {
+        "g": {
+            "envelope": "CloudEvents/1.0",
+            "messages": {
+                "com.example.Ping": {
+                    "envelope": "CloudEvents/1.0",
+                    "envelopemetadata": {
+                        "type": {"value": "com.example.Ping"},
+                        "source": {"value": "/ping"},
+                    },
+                    "dataschemaformat": "JsonSchema/draft-07",
+                    "dataschema": {
+                        "type": "object",
+                        "properties": {"n": {"type": "integer"}},
+                        "required": ["n"],
+                    },
+                }
+            },
+        }
+    }
+}
+
+
+def startup(catalog: Path, work: Path, rounds: int) -> tuple[float, dict[str, float]]:
+    """Median wall seconds of `python -c pass` and of each start-up command, interleaved."""
+    cache = work / "cache"
+    out = work / "out"
+    env = {**os.environ, "XRGEN_CACHE_DIR": str(cache)}
+    work.mkdir(parents=True, exist_ok=True)
+    one = work / "one.json"
+    one.write_text(json.dumps(ONE_MESSAGE))
+    gen = ["generate", str(catalog), "--out", str(out), "--package", "synth", "--quiet"]
+    subprocess.run(
+        [sys.executable, "-m", "xrgen", *gen], check=True, env=env, cwd=ROOT, capture_output=True
+    )
+    compile_env = {**env, "PYTHONPATH": str(out)}
+    subprocess.run(
+        [sys.executable, "-c", "import synth"], check=True, env=compile_env, capture_output=True
+    )
+    commands: dict[str, list[str]] = {
+        "python -c pass": [sys.executable, "-c", "pass"],
+        "xrgen --help": [sys.executable, "-m", "xrgen", "--help"],
+        "xrgen validate (1 message)": [sys.executable, "-m", "xrgen", "validate", str(one)],
+        "xrgen generate warm (1,100)": [sys.executable, "-m", "xrgen", *gen],
+        "import synth (1,100)": [sys.executable, "-c", "import synth"],
+    }
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(rounds):
+        for name, cmd in commands.items():
+            run_env = compile_env if name.startswith("import") else env
+            t = time.perf_counter()
+            subprocess.run(cmd, check=True, env=run_env, cwd=ROOT, capture_output=True)
+            times[name].append(time.perf_counter() - t)
+    medians = {name: statistics.median(ts) for name, ts in times.items()}
+    return medians.pop("python -c pass"), medians
+
+
+STARTUP_TARGETS = {
+    "xrgen --help": "<= 0.15 s",
+    "xrgen validate (1 message)": "<= 0.35 s",
+    "xrgen generate warm (1,100)": "<= 0.35 s",
+    "import synth (1,100)": "no slower",
+}
+
+
 def measure(catalog: Path, work: Path) -> dict[str, float]:
     cache = work / "cache"
     out = work / "out"
@@ -86,6 +160,7 @@ def main() -> None:
         rows["1,100 varied names"] = measure(varied(small, t / "v1100.json"), t / "b")
         if not quick:
             rows["11,000"] = measure(synth(t / "s11000.json", 200), t / "c")
+        base, starts = startup(small, t / "d", 5 if quick else 11)
     print(f"{'catalog':22} {'pipeline s':>11} {'inspect s':>10} {'cold s':>8} {'warm s':>8}")
     for name, r in rows.items():
         print(f"{name:22} {r['pipeline']:11.3f} {r['inspect']:10.3f} {r['cold']:8.3f} {r['warm']:8.3f}")
@@ -93,6 +168,11 @@ def main() -> None:
         a, b = rows["1,100"], rows["11,000"]
         print("ratios 11,000 / 1,100: " + ", ".join(f"{k} {b[k] / a[k]:.1f}x" for k in a))
     print("targets: pipeline(1,100) < 0.5 s; cold(1,100) <= 1.5 s; warm(1,100) <= 0.5 s; 11,000 <= 10x")
+    print()
+    print(f"start-up, median of fresh processes; python -c pass: {base:.3f} s in the same rounds")
+    print(f"{'command':30} {'s':>7} {'x pass':>7}  target")
+    for name, value in starts.items():
+        print(f"{name:30} {value:7.3f} {value / base:7.1f}  {STARTUP_TARGETS[name]}")
 
 
 if __name__ == "__main__":

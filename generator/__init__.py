@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.2.0"
+from ._version import __version__
+
 __all__ = ["Result", "__version__", "generate"]
 
 if TYPE_CHECKING:

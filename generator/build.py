@@ -23,11 +23,11 @@ import re
 from typing import Any
 
 from . import formats, ir, protocols
+from .cloudevents import FREE_CORE
 from .diagnostics import Diagnostics
 from .naming import Scope, last_segment, pascal, snake
 from .protocols import placeholders_of
 from .resolve import Resolved, ResolvedMessage, ResolvedSchema
-from .validate import FREE_CORE  # attributes the producer takes as arguments without a value
 
 CE_CONTEXT = frozenset(
     {"specversion", "id", "source", "type", "datacontenttype", "dataschema", "subject", "time"}
@@ -139,9 +139,7 @@ class _Builder:
         name = _schema_name(sch) or last_segment(rm.id) + "Data"
         model_name = self.claim(self.model_names, sch.location, "model", pascal(name))
         spark = self.claim(self.module, sch.location, "constant", model_name.upper(), ("_T_{}",))
-        p = ir.Payload(
-            key, sch.family, sch.schema, model_name, sch.location, sch.format, "_T_" + spark
-        )
+        p = ir.Payload(key, sch.family, sch.schema, model_name, sch.location, "_T_" + spark)
         self.payloads[key] = p
         return p
 

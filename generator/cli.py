@@ -3,26 +3,31 @@
 Exit codes: 0 success (warnings allowed), 1 catalog errors or ``--check`` differences,
 2 usage or I/O errors. A reader that closes the pipe early (``xrgen inspect ... | head``) ends
 the output quietly: the command runs to its end and exits with its own code (``_Pipe``).
+
+Each command imports what its path needs (``--help`` the parser only; a warm ``generate`` the
+run cache and the writer, not the pipeline): ``tests/e2e/test_startup.py`` checks it.
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
-import json
 import keyword
 import os
 import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, ParamSpec, TextIO, cast
+from typing import TYPE_CHECKING, Any, ParamSpec, TextIO, cast
 
-from . import __version__, api, config
+from ._version import __version__
 from .diagnostics import Diagnostics
 from .limits import Limits
-from .load import is_io_error
-from .write import UnsafePath, check, write
+from .load.errors import is_io_error
+
+if TYPE_CHECKING:
+    from . import config
+    from .api import Progress
 
 _PACKAGE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -159,7 +164,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     g.add_argument("--no-cache", action="store_true", help="do not use the formatting cache")
     g.add_argument("--quiet", action="store_true", help="no progress display")
-    v = sub.add_parser("validate", help="load, validate and resolve; print diagnostics")
+    v = sub.add_parser(
+        "validate", help="report what generate would (diagnostics, exit code); write nothing"
+    )
     common(v)
     i = sub.add_parser("inspect", help="print the resolved messages")
     common(i)
@@ -255,6 +262,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "diff":
         return _diff(args)
+    from . import config
+
     try:
         settings = config.load(args.config).merged(
             catalogs=args.catalogs,
@@ -273,6 +282,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         strict = settings.strict
         if args.command == "generate":
             return _generate(args, settings, catalogs, strict)
+        if args.command == "validate":
+            return _validate(args, settings, catalogs, strict)
+        from . import api
+
         analysis = api.analyze(catalogs, strict, _limits(settings))
         _print_diagnostics(analysis.diagnostics)
         _print_traceback(args, analysis.error)
@@ -280,6 +293,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "inspect" and code != 2:
             doc = api.inspect_document(analysis)
             if args.json:
+                import json
+
                 print(json.dumps(doc, indent=2, ensure_ascii=False))
             else:
                 for gid, g in doc.items():
@@ -293,7 +308,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"xrgen: error: {e}", file=sys.stderr)
         return 2
     except Exception as exc:  # noqa: BLE001 - a failure outside api (e.g. printing, writing)
-        diags = api.internal_error(exc, args.command, getattr(args, "catalogs", []), Diagnostics())
+        from .internal import internal_error
+
+        diags = internal_error(exc, args.command, getattr(args, "catalogs", []), Diagnostics())
         _print_diagnostics(diags)
         _print_traceback(args, exc)
         return 1
@@ -313,6 +330,7 @@ def _limits(settings: config.Settings) -> Limits:
 
 
 def _diff(args: argparse.Namespace) -> int:
+    from . import config
     from .diff.command import DiffUsageError, run
 
     try:
@@ -337,10 +355,11 @@ def _generate(
     problem = package_problem(package)
     if problem is not None:
         raise UsageError(f"--package {package!r} {problem}")
-    from .format import Formatter
+    from . import runner
+    from .write import UnsafePath, check, write
 
     progress = None if args.quiet else _progress()
-    result = api.generate(
+    result = runner.generate(
         catalogs,
         package,
         strict=strict,
@@ -348,9 +367,9 @@ def _generate(
         pyproject=settings.pyproject,
         avro_framing=settings.avro_framing,
         avro_framing_messages=settings.avro_framing_messages,
-        formatter=Formatter(use_cache=not args.no_cache),
-        progress=progress,
         limits=_limits(settings),
+        use_cache=not args.no_cache,
+        progress=progress,
     )
     _print_diagnostics(result.diagnostics)
     _print_traceback(args, result.error)
@@ -374,7 +393,27 @@ def _generate(
     return 0
 
 
-def _progress() -> api.Progress | None:
+def _validate(
+    args: argparse.Namespace, settings: config.Settings, catalogs: list[str], strict: bool
+) -> int:
+    """What ``generate`` would report for the same catalogs and settings, writing nothing."""
+    from . import runner
+
+    result = runner.check(
+        catalogs,
+        strict=strict,
+        spark=settings.spark,
+        pyproject=settings.pyproject,
+        avro_framing=settings.avro_framing,
+        avro_framing_messages=settings.avro_framing_messages,
+        limits=_limits(settings),
+    )
+    _print_diagnostics(result.diagnostics)
+    _print_traceback(args, result.error)
+    return _exit_code(result.diagnostics)
+
+
+def _progress() -> Progress | None:
     """A rich progress bar on a terminal (stderr), for large outputs only; quiet otherwise."""
     if not sys.stderr.isatty():
         return None

@@ -3,18 +3,27 @@
 Precedence: a flag given on the command line, else the file's key, else the default. Unknown
 keys and values of the wrong type are usage errors naming the key (``ConfigError``, exit 2).
 Relative paths in the file (``catalogs``, ``out``) are relative to the file's folder.
+
+Settings that are plainly valid are read without pydantic (the command line starts faster);
+anything else goes through the pydantic model ``_model()``, which decides and words the errors.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import os
 import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
-from typing import Annotated, Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args
 
 from .limits import FETCH_TIMEOUT, MAX_DOCUMENT_BYTES
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel, ValidationError
 
 #: the file read when ``--config`` is not given (absent: defaults only)
 DEFAULT_FILE = "pyproject.toml"
@@ -27,17 +36,16 @@ class ConfigError(Exception):
     """A settings file that cannot be read or does not fit ``Settings`` (a usage error)."""
 
 
-class Settings(BaseModel):
+@dataclass(frozen=True)
+class Settings:
     """What ``[tool.xrgen]`` may hold; every key is optional."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, populate_by_name=True)
-
     #: catalog files, split-file folders or http(s) URLs, stacked in order
-    catalogs: list[Annotated[str, Field(min_length=1)]] = []
+    catalogs: list[str] = field(default_factory=list)
     #: output folder; the package goes to ``out/package``
-    out: Annotated[str, Field(min_length=1)] | None = None
+    out: str | None = None
     #: Python package name
-    package: Annotated[str, Field(min_length=1)] | None = None
+    package: str | None = None
     #: write ``spark.py``
     spark: bool = True
     #: warnings are errors
@@ -45,26 +53,103 @@ class Settings(BaseModel):
     #: also write ``out/pyproject.toml``
     pyproject: bool = False
     #: seconds for all fetches of one http(s) source together (docs/limits.md)
-    fetch_timeout: Annotated[float, Field(gt=0, alias="fetch-timeout")] = FETCH_TIMEOUT
+    fetch_timeout: float = FETCH_TIMEOUT
     #: bytes of one catalog document (a file, an index.json, a URL answer; docs/limits.md)
-    max_document_bytes: Annotated[int, Field(gt=0, alias="max-document-bytes")] = MAX_DOCUMENT_BYTES
+    max_document_bytes: int = MAX_DOCUMENT_BYTES
     #: framing of Avro binary payloads: ``plain``, ``single-object`` or ``confluent``
-    avro_framing: Annotated[AvroFraming, Field(alias="avro-framing")] = "plain"
+    avro_framing: AvroFraming = "plain"
     #: per-message framing: message id -> framing
-    avro_framing_messages: Annotated[
-        dict[str, AvroFraming], Field(alias="avro-framing-messages")
-    ] = {}
-
-    @field_validator("catalogs", mode="before")
-    @classmethod
-    def _one_or_many(cls, value: Any) -> Any:
-        return [value] if isinstance(value, str) else value
+    avro_framing_messages: dict[str, AvroFraming] = field(default_factory=dict)
 
     def merged(self, **flags: Any) -> Settings:
         """These settings with every flag the command line gave (``None`` or ``[]``: not
         given) in place of the file's value."""
         given = {k: v for k, v in flags.items() if v is not None and v != []}
-        return Settings.model_validate(self.model_dump() | given)
+        return validated(dataclasses.asdict(self) | given)
+
+
+#: the file's spelling of keys written with ``-``
+_ALIASES = {
+    "fetch-timeout": "fetch_timeout",
+    "max-document-bytes": "max_document_bytes",
+    "avro-framing": "avro_framing",
+    "avro-framing-messages": "avro_framing_messages",
+}
+_FRAMINGS = frozenset(get_args(AvroFraming))
+
+
+def _text(v: Any) -> bool:
+    return type(v) is str and len(v) > 0
+
+
+def _positive(v: Any) -> bool:
+    return type(v) in (int, float) and math.isfinite(v) and v > 0
+
+
+#: key -> whether a value is plainly valid for it
+_PLAIN: dict[str, Callable[[Any], bool]] = {
+    "catalogs": lambda v: type(v) is list and all(_text(c) for c in v),
+    "out": lambda v: v is None or _text(v),
+    "package": lambda v: v is None or _text(v),
+    "spark": lambda v: type(v) is bool,
+    "strict": lambda v: type(v) is bool,
+    "pyproject": lambda v: type(v) is bool,
+    "fetch_timeout": _positive,
+    "max_document_bytes": lambda v: type(v) is int and v > 0,
+    "avro_framing": lambda v: v in _FRAMINGS,
+    "avro_framing_messages": lambda v: type(v) is dict
+    and all(type(k) is str and m in _FRAMINGS for k, m in v.items()),
+}
+
+
+def validated(data: dict[str, Any]) -> Settings:
+    """``Settings`` from a table (keys as the file spells them, or by name); raises pydantic's
+    ``ValidationError`` for what does not fit."""
+    if isinstance(data.get("catalogs"), str):
+        data = {**data, "catalogs": [data["catalogs"]]}
+    plain: dict[str, Any] = {}
+    for key, value in data.items():
+        name = _ALIASES.get(key, key)
+        check = _PLAIN.get(name)
+        if check is None or name in plain or not check(value):
+            break
+        plain[name] = float(value) if name == "fetch_timeout" else value
+    else:
+        return Settings(**plain)
+    return Settings(**_model().model_validate(data).model_dump())
+
+
+@cache
+def _model() -> type[BaseModel]:
+    """The pydantic model of ``[tool.xrgen]``: the rules, and the wording of their errors."""
+    from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+    class SettingsModel(BaseModel):
+        model_config = ConfigDict(
+            extra="forbid", strict=True, frozen=True, populate_by_name=True
+        )
+
+        catalogs: list[Annotated[str, Field(min_length=1)]] = []
+        out: Annotated[str, Field(min_length=1)] | None = None
+        package: Annotated[str, Field(min_length=1)] | None = None
+        spark: bool = True
+        strict: bool = False
+        pyproject: bool = False
+        fetch_timeout: Annotated[float, Field(gt=0, alias="fetch-timeout")] = FETCH_TIMEOUT
+        max_document_bytes: Annotated[int, Field(gt=0, alias="max-document-bytes")] = (
+            MAX_DOCUMENT_BYTES
+        )
+        avro_framing: Annotated[AvroFraming, Field(alias="avro-framing")] = "plain"
+        avro_framing_messages: Annotated[
+            dict[str, AvroFraming], Field(alias="avro-framing-messages")
+        ] = {}
+
+        @field_validator("catalogs", mode="before")
+        @classmethod
+        def _one_or_many(cls, value: Any) -> Any:
+            return [value] if isinstance(value, str) else value
+
+    return SettingsModel
 
 
 def load(path: str | None) -> Settings:
@@ -81,8 +166,12 @@ def load(path: str | None) -> Settings:
     if not isinstance(section, dict):
         raise ConfigError(f"{file}: [tool.xrgen] must be a table, got {section!r}")
     try:
-        settings = Settings.model_validate(section)
-    except ValidationError as e:
+        settings = validated(section)
+    except Exception as e:  # only pydantic's ValidationError (then pydantic is loaded)
+        from pydantic import ValidationError
+
+        if not isinstance(e, ValidationError):
+            raise
         raise ConfigError("\n".join(_problems(file, e))) from None
     return _relative_to(settings, file.parent)
 
@@ -93,7 +182,7 @@ def _reason(e: Exception) -> str:
 
 def _problems(file: Path, error: ValidationError) -> list[str]:
     """One ``file: [tool.xrgen] key: problem`` line per error."""
-    known = ", ".join(f.alias or name for name, f in Settings.model_fields.items())
+    known = ", ".join(f.alias or name for name, f in _model().model_fields.items())
     out = []
     for err in error.errors():
         key = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"])[1:]
@@ -114,9 +203,8 @@ def _relative_to(settings: Settings, folder: Path) -> Settings:
     def place(p: str) -> str:
         return p if "://" in p or os.path.isabs(p) else os.path.join(folder, p)
 
-    return settings.model_copy(
-        update={
-            "catalogs": [place(c) for c in settings.catalogs],
-            "out": None if settings.out is None else place(settings.out),
-        }
+    return dataclasses.replace(
+        settings,
+        catalogs=[place(c) for c in settings.catalogs],
+        out=None if settings.out is None else place(settings.out),
     )

@@ -32,11 +32,11 @@ import keyword
 import os
 import pickle
 import re
-from pathlib import Path
 
 import black
 
 from .render import CHUNK, MEMBER
+from .runcache import cache_root
 from .write import replace_atomically
 
 _MODE = black.Mode()
@@ -124,11 +124,7 @@ class Formatter:
         self, cache_dir: str | os.PathLike[str] | None = None, use_cache: bool = True
     ) -> None:
         self.use_cache = use_cache
-        root = Path(
-            cache_dir
-            or os.environ.get("XRGEN_CACHE_DIR")
-            or Path.home() / ".cache" / "xrgen"
-        )
+        root = cache_root(cache_dir)
         self.root = root
         self.path = root / f"black-{_BLACK_VERSION}.pickle"
         #: shapes formatted and whole files newly cached in this run (a worker process hands

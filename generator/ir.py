@@ -10,8 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-#: xRegistry envelope id of CloudEvents 1.0
-CLOUDEVENTS = "CloudEvents/1.0"
 
 @dataclass(frozen=True, slots=True)
 class Placeholder:
@@ -69,8 +67,6 @@ class Payload:
     model_name: str
     #: ``file#/pointer`` of the schema, for diagnostics
     location: str = ""
-    #: JSON Schema draft / Avro version spelled by the catalog, for information
-    format_version: str = ""
     #: module-level name of the payload's Spark type in ``spark.py``
     spark_var: str = ""
 

@@ -29,21 +29,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import formats, protocols
+from .cloudevents import (
+    CLOUDEVENTS,
+    IMPLIED,
+    absolute_dataschema,
+    is_cloudevents,
+    may_be_absolute,
+    registry_base,
+)
 from .diagnostics import Diagnostics, pointer
-from .ir import CLOUDEVENTS
-from .load import schema_format_family
+from .formats.spelling import schema_format_family
 from .registry import Entity, MessageGroupEntry, Registry, SchemaEntry
-from .validate import absolute_dataschema, may_be_absolute, registry_base
 
 _ABSOLUTE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 #: ``.../schemas/<id>[/versions/<v>]:<type name or pointer>``
 _NAMED_TYPE = re.compile(r"^(.*?/schemas/[^/:]+(?:/versions/[^/:]+)?):(.+)$")
-_IMPLIED_CE = {
-    "specversion": {"type": "string", "value": "1.0", "required": True},
-    "id": {"type": "string", "required": True},
-    "source": {"type": "urireference", "required": True},
-    "type": {"type": "string", "required": True},
-}
 
 
 @dataclass(slots=True)
@@ -428,12 +428,12 @@ class _Resolver:
     def implied(self, rm: ResolvedMessage) -> None:
         data = rm.data
         envelope = data.get("envelope")
-        if envelope is None or not _is_cloudevents(envelope):
+        if envelope is None or not is_cloudevents(envelope):
             return
         data["envelope"] = CLOUDEVENTS
         meta = data.get("envelopemetadata")
         meta = dict(meta) if isinstance(meta, dict) else {}
-        for name, implied in _IMPLIED_CE.items():
+        for name, implied in IMPLIED.items():
             spec = meta.get(name)
             merged = deep_merge(implied, spec) if isinstance(spec, dict) else dict(implied)
             merged["required"] = True
@@ -598,13 +598,6 @@ def _rebinds(base: dict[str, Any], child: dict[str, Any]) -> bool:
     """Whether ``child`` binds to another protocol than its ``basemessage``."""
     mine, theirs = protocols.lookup(child.get("protocol")), protocols.lookup(base.get("protocol"))
     return mine is not None and theirs is not None and mine.family != theirs.family
-
-
-def _is_cloudevents(envelope: Any) -> bool:
-    return isinstance(envelope, str) and envelope.lower().replace(" ", "") in (
-        "cloudevents/1.0",
-        "cloudevents",
-    )
 
 
 def _guess_family(schema: Any) -> str:

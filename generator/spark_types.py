@@ -20,6 +20,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from .cloudevents import CORE_ATTRIBUTES, REQUIRED_CORE
+from .formats import module
+from .formats._spark import STRING, SparkType, field, struct
+
 __all__ = [
     "CORE_ATTRIBUTES",
     "attribute_type",
@@ -27,55 +31,12 @@ __all__ = [
     "payload_to_spark",
 ]
 
-#: A Spark data type in its JSON form: a string for atomic types, a dict otherwise.
-SparkType = Any
-
-STRING = "string"
-#: CloudEvents context attributes every event schema has, in column order (name, kind).
-CORE_ATTRIBUTES: tuple[tuple[str, str], ...] = (
-    ("specversion", "string"),
-    ("id", "string"),
-    ("source", "urireference"),
-    ("type", "string"),
-    ("time", "timestamp"),
-    ("datacontenttype", "string"),
-    ("dataschema", "uri"),
-    ("subject", "string"),
-)
-_REQUIRED_CORE = frozenset({"specversion", "id", "source", "type"})
 _ATTR_TYPES = {
     "integer": "integer",
     "boolean": "boolean",
     "timestamp": "timestamp",
     "binary": "binary",
 }
-
-
-def field(name: str, dtype: SparkType, nullable: bool = True) -> dict[str, Any]:
-    """A struct field in Spark's JSON form."""
-    return {"name": name, "type": dtype, "nullable": nullable, "metadata": {}}
-
-
-def struct(fields: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    """A struct type in Spark's JSON form."""
-    return {"type": "struct", "fields": list(fields)}
-
-
-def array(element: SparkType, contains_null: bool = True) -> dict[str, Any]:
-    return {"type": "array", "elementType": element, "containsNull": contains_null}
-
-
-def map_of(value: SparkType, value_contains_null: bool = True) -> dict[str, Any]:
-    return {
-        "type": "map",
-        "keyType": STRING,
-        "valueType": value,
-        "valueContainsNull": value_contains_null,
-    }
-
-
-def is_struct(dtype: SparkType) -> bool:
-    return isinstance(dtype, dict) and dtype.get("type") == "struct"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -85,8 +46,6 @@ def is_struct(dtype: SparkType) -> bool:
 
 def payload_to_spark(payload_format: str | None, schema: Any) -> SparkType | None:
     """The Spark type of a payload (``ir.Payload.format`` and ``.schema``); ``None`` if opaque."""
-    from .formats import module
-
     m = module(payload_format)
     return None if m is None else m.spark_type(schema)
 
@@ -105,7 +64,7 @@ def event_schema(
     that repeat a core attribute are ignored (the core column keeps its CloudEvents type).
     """
     fields = [
-        field(name, attribute_type(kind), name not in _REQUIRED_CORE)
+        field(name, attribute_type(kind), name not in REQUIRED_CORE)
         for name, kind in CORE_ATTRIBUTES
     ]
     core = {name for name, _ in CORE_ATTRIBUTES}

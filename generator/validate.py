@@ -21,15 +21,21 @@ from pydantic import BaseModel, ValidationError
 
 from . import catalog_model as cm
 from . import formats, protocols
-from .diagnostics import Diagnostics, pointer
-from .load import (
-    SourceError,
+from .cloudevents import (
+    DEFAULT_TYPES,
+    FREE_CORE,
+    IMPLICITLY_REQUIRED,
+    NOW,
+    absolute_dataschema,
     is_cloudevents,
-    parse_text,
-    paused_gc,
-    schema_format_family,
-    schema_format_version,
+    may_be_absolute,
+    registry_base,
 )
+from .diagnostics import Diagnostics, pointer
+from .formats.spelling import schema_format_family, schema_format_version
+from .load import paused_gc
+from .load.errors import SourceError
+from .load.text import parse_text
 from .registry import Entity, Registry, SchemaEntry
 
 Data = dict[str, Any]
@@ -180,22 +186,7 @@ def _same_protocol(a: str, b: str) -> bool:
 
 # ----------------------------------------------------------------------- declared content
 
-_CE_DEFAULT_TYPES = {
-    "specversion": "string",
-    "id": "string",
-    "type": "string",
-    "source": "uritemplate",
-    "subject": "string",
-    "time": "timestamp",
-    "dataschema": "uritemplate",
-    "datacontenttype": "string",
-}
-_CE_IMPLICITLY_REQUIRED = ("type", "id", "source")
 _CE_NAME = re.compile(r"^[a-z0-9]+$")
-_NOW = "0000-01-01T00:00:00Z"
-#: CloudEvents context attributes that a catalog may leave open (no value, or an empty one:
-#: XRG145); the producer then takes them as arguments (``build``)
-FREE_CORE = frozenset({"source", "subject", "dataschema"})
 
 
 def _check_declared(data: Data, file: str, ptr: str, diags: Diagnostics) -> None:
@@ -226,14 +217,14 @@ def _check_ce_attribute(name: str, attr: Data, file: str, ptr: str, diags: Diagn
         diags.warning(
             "XRG133", file, ptr, f"CloudEvents attribute name '{name}' is longer than 20 characters"
         )
-    if name in _CE_IMPLICITLY_REQUIRED and attr.get("required") is False:
+    if name in IMPLICITLY_REQUIRED and attr.get("required") is False:
         diags.error(
             "XRG130",
             file,
             ptr + "/required",
             f"'{name}' is always required in CloudEvents and must not be declared required: false",
         )
-    kind = attr.get("type", _CE_DEFAULT_TYPES.get(name, "string"))
+    kind = attr.get("type", DEFAULT_TYPES.get(name, "string"))
     value = attr.get("value")
     if name == "specversion":
         if kind != "string" or (value is not None and value != "1.0"):
@@ -279,7 +270,7 @@ def _check_ce_attribute(name: str, attr: Data, file: str, ptr: str, diags: Diagn
             ptr + "/value",
             f"'dataschema' value {value!r} is not an absolute URI as CloudEvents requires; {fate}",
         )
-    if name == "time" and value is not None and value != _NOW:
+    if name == "time" and value is not None and value != NOW:
         _warn_fixed_time(value, file, ptr, diags)
     if name in FREE_CORE and value == "":
         diags.warning(
@@ -297,39 +288,9 @@ def _warn_fixed_time(value: Any, file: str, ptr: str, diags: Diagnostics) -> Non
         file,
         ptr + "/value",
         f"'time' has the fixed value {value!r}; it is ignored (events get the time they"
-        f" are created, or the one given, and time is not matched on receipt): use {_NOW!r}"
+        f" are created, or the one given, and time is not matched on receipt): use {NOW!r}"
         " for 'now' or omit the value",
     )
-
-
-def registry_base(file: str) -> str | None:
-    """The registry root URL of a catalog read from http(s) (``file`` is its URL), else None:
-    the URL without query and fragment, cut before its first xRegistry collection."""
-    if not _HTTP.match(file):
-        return None
-    base = file.split("#", 1)[0].split("?", 1)[0]
-    for collection in ("/messagegroups", "/schemagroups", "/endpoints"):
-        base = base.split(collection, 1)[0]
-    return base.rstrip("/")
-
-
-def absolute_dataschema(base: str, value: str) -> str:
-    """A registry-relative ``dataschema`` made absolute from the registry root ``base``."""
-    if value.startswith("#"):
-        value = value[1:]
-    return base + value if value.startswith("/") else base + "/" + value
-
-
-_HTTP = re.compile(r"^https?://", re.IGNORECASE)
-
-
-def may_be_absolute(template: str) -> bool:
-    """Whether ``template`` (a URI or a URI template) can expand to an absolute URI."""
-    head = template.split("{", 1)[0]
-    return (head == "" and template.startswith("{")) or _ABSOLUTE.match(head) is not None
-
-
-_ABSOLUTE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 # ---- attribute value types
@@ -617,18 +578,6 @@ def _check_schema_document(doc: Any, fmt: Any, file: str, ptr: str, diags: Diagn
 def _looks_like_json_text(doc: str, family: str) -> bool:
     """A string ``schema`` is JSON text, except a bare Avro type name like ``"string"``."""
     return family == "json" or doc.lstrip()[:1] in ("{", "[", '"')
-
-
-def avro_problems(schema: Any) -> list[tuple[str, str]]:
-    """Structural problems of an Avro schema (see ``formats.avro.avro_problems``)."""
-    return formats.avro.avro_problems(schema)
-
-
-def check_json_schema(
-    schema: Any, draft: str | None, file: str, ptr: str, diags: Diagnostics
-) -> None:
-    """Meta-validate an embedded JSON Schema (see ``formats.jsonschema``)."""
-    formats.jsonschema.check_json_schema(schema, draft, file, ptr, diags)
 
 
 # ----------------------------------------------------------------------------- endpoints

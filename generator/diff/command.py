@@ -8,8 +8,10 @@ import json
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from . import DiffResult, Report, diff_catalogs
+if TYPE_CHECKING:
+    from .catalogs import DiffResult, Report
 
 MODE_CHOICES = (
     "backward",
@@ -75,6 +77,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 def run(args: argparse.Namespace, configured: list[str]) -> Outcome:
     """``configured``: the ``[tool.xrgen]`` catalogs (used by ``--against`` and ``--versions``
     when no CATALOG is given)."""
+    from .catalogs import diff_catalogs
+
     cats: list[str] = list(args.catalogs)
     if args.versions and args.against:
         raise DiffUsageError("--versions and --against are exclusive")

@@ -19,7 +19,7 @@ from ..registry import Registry, SchemaEntry
 from .changes import BOTH, Changes, base_mode, is_mode, mode_directions
 
 if TYPE_CHECKING:
-    from . import DiffResult
+    from .catalogs import DiffResult
 
 
 def _schema_path(uri: str) -> tuple[str, str] | None:
@@ -59,7 +59,7 @@ def schema_mode(registry: Registry | None, uri: str | None) -> str | None:
 def registry_mode(sources: Sequence[str]) -> str | None:
     """The ``compatibility`` a catalog document declares at its root (the last source that
     declares one; a split-file folder's root ``index.json``; URLs are not fetched again)."""
-    from ..load import parse_text
+    from ..load.text import parse_text
 
     found: str | None = None
     for source in sources:
@@ -111,7 +111,7 @@ def diff_versions(sources: Sequence[str], *, mode: str | None = None) -> DiffRes
     statement (the spec says not to check them) and are checked only with ``mode``."""
     from ..api import analyze
     from ..load import paused_gc
-    from . import DiffResult, Report
+    from .catalogs import DiffResult, Report
 
     with paused_gc():
         an = analyze(sources)
@@ -194,7 +194,7 @@ def _check_schema(gid: str, sid: str, entry: SchemaEntry, transitive: bool, out:
 
 
 def _format(entry: SchemaEntry, data: dict[str, Any]) -> str:
-    from ..load import schema_format_family
+    from ..formats.spelling import schema_format_family
     from ..resolve import _guess_family
 
     fmt = data.get("format") or entry.entity.data.get("format")

@@ -47,11 +47,6 @@ def module(name: str | None) -> ModuleType | None:
     return FORMATS.get(name) if name else None
 
 
-def title(name: str) -> str:
-    m = FORMATS.get(name)
-    return str(m.TITLE) if m is not None else name
-
-
 def content_type(name: str) -> str | None:
     """The content type inferred for payloads of family ``name`` when none is declared."""
     m = FORMATS.get(name)

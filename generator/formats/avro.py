@@ -35,7 +35,6 @@ from xrgen_runtime.formats import AVRO_MEDIA_TYPES
 from .. import ir
 from ..literals import py_str, py_value
 from ..naming import Scope, pascal, snake
-from ..spark_types import STRING, SparkType, array, field, map_of, struct
 from ._models import (
     Diag,
     Imports,
@@ -44,6 +43,7 @@ from ._models import (
     permissive,
     subclass,
 )
+from ._spark import STRING, SparkType, array, field, map_of, struct
 
 #: the format family id (``ir.Payload.format``)
 NAME = "avro"
@@ -661,11 +661,6 @@ _SPARK_LOGICAL = {
     "date": "date",
     "uuid": STRING,
 }
-
-
-def avro_to_spark(schema: Any) -> SparkType:
-    """The Spark type of values of the Avro schema ``schema`` (see module rules)."""
-    return _AvroMapper().map(schema, "")[0]
 
 
 class _AvroMapper:

@@ -35,8 +35,8 @@ from xrgen_runtime.formats import PROTOBUF_MEDIA_TYPES
 from .. import ir
 from ..literals import py_str
 from ..naming import Scope, pascal, snake
-from ..spark_types import SparkType, array, field, map_of, struct
 from ._models import Diag, Imports, claim_class, model_head, permissive
+from ._spark import SparkType, array, field, map_of, struct
 
 NAME = "protobuf"
 SPELLINGS = frozenset({"protobuf", "proto", "proto3", "proto2", "protocolbuffers"})

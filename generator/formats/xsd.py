@@ -24,8 +24,8 @@ from xrgen_runtime.formats.xml import Layout, XComplex, XEnum, XsdUnsupported, p
 from .. import ir
 from ..literals import py_str
 from ..naming import Scope, pascal, snake
-from ..spark_types import SparkType, array, field, struct
 from ._models import Diag, Imports, claim_class, model_head
+from ._spark import SparkType, array, field, struct
 
 NAME = "xsd"
 SPELLINGS = frozenset({"xsd", "xmlschema", "xml-schema", "xml"})

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..runtime_info import RuntimeInfo
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,17 +22,28 @@ class Options:
     #: per-message overrides (message id, framing)
     avro_framing: str = "plain"
     avro_framing_messages: tuple[tuple[str, str], ...] = ()
+    #: the installed xrgen-runtime (scanned on first use when not given)
+    runtime: RuntimeInfo | None = None
+
+    def runtime_info(self) -> RuntimeInfo:
+        """``runtime``, or the installed xrgen-runtime's scan."""
+        if self.runtime is not None:
+            return self.runtime
+        from ..runtime_info import scan
+
+        return scan()
 
 
 @dataclass(frozen=True, slots=True)
 class OutputFile:
     """A file of the generated package: rendered from ``template`` with ``context``, or
-    ``text`` as is (static runtime files); ``python`` files go through black."""
+    ``text`` as is (``py.typed``, ``models.py``, the modules protoc compiled); ``python`` files
+    go through black."""
 
     path: PurePosixPath
     template: str | None = None
     context: dict[str, Any] = field(default_factory=dict)
     text: str | None = None
     python: bool = True
-    #: already black-formatted (static runtime): skip the formatter
+    #: not to be formatted (the modules protoc compiled): skip the formatter
     preformatted: bool = False

@@ -9,7 +9,6 @@ from typing import Any
 
 from .. import formats, ir, literals
 from ..literals import comment, docstring, docstring_text, py_str
-from ..render import runtime_modules
 from . import Options, OutputFile
 from .views import (
     PY_TYPES,
@@ -47,7 +46,7 @@ def plan(catalog: ir.Catalog, options: Options) -> list[OutputFile]:
         OutputFile(PurePosixPath("py.typed"), text="", python=False),
     ]
     files += _proto_modules(catalog, head)
-    for module in runtime_modules():
+    for module in options.runtime_info().modules:
         path = PurePosixPath(*module.split("."))
         path = path / "__init__.py" if "." not in module else path.with_suffix(".py")
         context = {

@@ -11,29 +11,20 @@ distribution's metadata), so the floors of pyspark and the client libraries are 
 
 from __future__ import annotations
 
-import functools
-from importlib import metadata
 from pathlib import PurePosixPath
 
 from .. import formats, ir
 from ..literals import header, toml_str
-from ..render import runtime_modules
 from . import Options, OutputFile
 from .package import next_series, payload_codecs
 
 
-@functools.cache
-def runtime_requirements() -> tuple[str, tuple[str, ...]]:
-    """``(requires-python, extras)`` of the installed xrgen-runtime."""
-    dist = metadata.distribution("xrgen-runtime")
-    return dist.metadata["Requires-Python"], tuple(dist.metadata.get_all("Provides-Extra") or ())
-
-
 def plan(catalog: ir.Catalog, options: Options) -> list[OutputFile]:
     pkg = options.package
-    subpackages = sorted({m.split(".")[0] for m in runtime_modules()})
+    runtime = options.runtime_info()
+    subpackages = sorted({m.split(".")[0] for m in runtime.modules})
     packages = [pkg] + [f"{pkg}.{p}" for p in subpackages]
-    python, extras = runtime_requirements()
+    python, extras = runtime.requires_python, runtime.extras
     # the runtime's extras for the payload formats the catalog's messages travel in
     needed = sorted({_EXTRAS[f] for f in _used_formats(catalog, options) if f in _EXTRAS})
     base = f"xrgen-runtime[{','.join(needed)}]" if needed else "xrgen-runtime"

@@ -10,7 +10,7 @@ from pathlib import Path, PurePosixPath
 import black
 import pytest
 
-from xrgen import api
+from xrgen import api, parallel, runcache, runner
 from xrgen.cli import main
 from xrgen.format import Formatter
 
@@ -223,14 +223,15 @@ def test_run_cache_returns_the_same_result_and_notices_changes(tmp_path: Path) -
     cat = tmp_path / "c.json"
     cat.write_text((CATALOGS / "acme" / "catalog.json").read_text())
     fmt_dir = tmp_path / "cache"
-    first = api.generate([str(cat)], "p", formatter=Formatter(cache_dir=fmt_dir))
-    again = api.generate([str(cat)], "p", formatter=Formatter(cache_dir=fmt_dir))
-    assert again.files == first.files and again.formatted_lines == 0
+    first = runner.generate([str(cat)], "p", formatter=Formatter(cache_dir=fmt_dir))
+    unused = Formatter(cache_dir=fmt_dir)
+    again = runner.generate([str(cat)], "p", formatter=unused)
+    assert again.files == first.files and not unused.used  # a hit: nothing was formatted
     assert [str(d) for d in again.diagnostics] == [str(d) for d in first.diagnostics]
     cat.write_text(cat.read_text().replace("A sensor reading.", "Changed."))
-    changed = api.generate([str(cat)], "p", formatter=Formatter(cache_dir=fmt_dir))
+    changed = runner.generate([str(cat)], "p", formatter=Formatter(cache_dir=fmt_dir))
     assert '"""Changed."""' in changed.files[PurePosixPath("p/producer.py")]
-    uncached = api.generate([str(cat)], "p", formatter=Formatter(cache_dir=fmt_dir, use_cache=False))
+    uncached = runner.generate([str(cat)], "p", formatter=Formatter(cache_dir=fmt_dir, use_cache=False))
     assert uncached.files == changed.files
 
 
@@ -239,7 +240,7 @@ def test_run_cache_keeps_the_most_recently_used_runs(tmp_path: Path, monkeypatch
     good; now only the most recently used runs stay (a cache hit counts as a use)."""
     import time
 
-    monkeypatch.setattr(api, "RUNS_KEPT", 3)
+    monkeypatch.setattr(runcache, "RUNS_KEPT", 3)
     cat = tmp_path / "c.json"
     source = (CATALOGS / "acme" / "catalog.json").read_text()
     fmt_dir = tmp_path / "cache"
@@ -250,7 +251,7 @@ def test_run_cache_keeps_the_most_recently_used_runs(tmp_path: Path, monkeypatch
         # HZ=100): wait longer than that, so each run's file is newer than the last
         time.sleep(0.05)
         cat.write_text(source.replace("A sensor reading.", f"Edit {n}."))
-        return api.generate([str(cat)], "p", formatter=Formatter(cache_dir=fmt_dir))
+        return runner.generate([str(cat)], "p", formatter=Formatter(cache_dir=fmt_dir))
 
     run(0)
     (first,) = runs.iterdir()
@@ -263,29 +264,30 @@ def test_run_cache_keeps_the_most_recently_used_runs(tmp_path: Path, monkeypatch
     assert {p.name for p in runs.iterdir()} >= {first.name}  # kept: used recently
     assert len(list(runs.iterdir())) == 3
     # beyond the newest run, the byte budget applies too: only the newest stays
-    monkeypatch.setattr(api, "RUNS_BUDGET", 1)
+    monkeypatch.setattr(runcache, "RUNS_BUDGET", 1)
     newest = run(5)
     (kept,) = runs.iterdir()
-    loaded = api._load_run(fmt_dir, kept.name)
-    assert loaded is not None and loaded.files == newest.files
+    loaded = runcache.load_run(fmt_dir, kept.name)
+    assert loaded is not None and loaded[0] == newest.files
     # a cache that cannot be touched (read-only) still serves its runs
 
     def read_only(*_: object) -> None:
         raise PermissionError("read-only file system")
 
-    monkeypatch.setattr(api.os, "utime", read_only)
-    loaded = api._load_run(fmt_dir, kept.name)
-    assert loaded is not None and loaded.files == newest.files
+    monkeypatch.setattr(runcache.os, "utime", read_only)
+    loaded = runcache.load_run(fmt_dir, kept.name)
+    assert loaded is not None and loaded[0] == newest.files
 
 
 def test_parallel_models_worker_gives_identical_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     cat = [str(CATALOGS / "acme" / "catalog.json")]
     serial = api.generate(cat, "p", formatter=Formatter(cache_dir=tmp_path / "a", use_cache=False))
-    monkeypatch.setattr(api, "PARALLEL_MODELS_MIN", 0)  # force the forked worker
-    parallel = api.generate(cat, "p", formatter=Formatter(cache_dir=tmp_path / "b", use_cache=False))
-    assert parallel.files == serial.files
-    assert [str(d) for d in parallel.diagnostics.sorted()] == [str(d) for d in serial.diagnostics.sorted()]
-    assert parallel.formatted_lines > 0
+    monkeypatch.setattr(parallel, "PARALLEL_MODELS_MIN", 0)  # force the forked worker
+    fmt = Formatter(cache_dir=tmp_path / "b", use_cache=False)
+    forked = api.generate(cat, "p", formatter=fmt, worker=parallel.ModelsWorker())
+    assert forked.files == serial.files
+    assert [str(d) for d in forked.diagnostics.sorted()] == [str(d) for d in serial.diagnostics.sorted()]
+    assert fmt.formatted_lines > 0
 
 
 def test_failed_cache_writes_leave_no_temporary_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -298,7 +300,7 @@ def test_failed_cache_writes_leave_no_temporary_files(tmp_path: Path, monkeypatc
     cat = tmp_path / "c.json"
     cat.write_text((CATALOGS / "acme" / "catalog.json").read_text())
     fmt_dir = tmp_path / "cache"
-    first = api.generate([str(cat)], "p", formatter=Formatter(cache_dir=fmt_dir))
+    first = runner.generate([str(cat)], "p", formatter=Formatter(cache_dir=fmt_dir))
     before = {p: p.read_bytes() for p in fmt_dir.rglob("*") if p.is_file()}
     assert any(p.parent.name == "runs" for p in before) and any(p.suffix == ".pickle" for p in before)
 
@@ -310,13 +312,13 @@ def test_failed_cache_writes_leave_no_temporary_files(tmp_path: Path, monkeypatc
 
     monkeypatch.setattr(pickle, "dump", disk_full)
     cat.write_text(cat.read_text().replace("A sensor reading.", "Changed."))
-    changed = api.generate([str(cat)], "p", formatter=Formatter(cache_dir=fmt_dir))
+    changed = runner.generate([str(cat)], "p", formatter=Formatter(cache_dir=fmt_dir))
     assert changed.ok and changed.files != first.files
     after = {p: p.read_bytes() for p in fmt_dir.rglob("*") if p.is_file()}
     assert after == before  # no temporary file, and the old caches intact
 
     monkeypatch.setattr(pickle, "dump", real_dump)
-    again = api.generate([str(cat)], "p", formatter=Formatter(cache_dir=fmt_dir))
+    again = runner.generate([str(cat)], "p", formatter=Formatter(cache_dir=fmt_dir))
     assert again.files == changed.files
     assert len([p for p in (fmt_dir / "runs").iterdir()]) == 2  # this time it was kept
 
@@ -332,9 +334,9 @@ def test_worker_formats_the_largest_module_and_hands_its_cache_entries_back(tmp_
     assert catalog is not None
     options = api.Options(package="p", catalog_names=tuple(catalog.sources), spark=True, pyproject=False, version="0")
     planned = api.plan(catalog, options, api.Diagnostics())
-    texts = [api._render(f) for f in planned]
-    serial = api._format_files(planned, texts, Formatter(tmp_path / "a", use_cache=False), None, None, None)
-    largest = max((i for i, f in enumerate(planned) if api._formats(f)), key=lambda i: len(texts[i]))
+    texts = [api.render_file(f) for f in planned]
+    serial = parallel._format_files(planned, texts, Formatter(tmp_path / "a", use_cache=False), None, None, None)
+    largest = max((i for i, f in enumerate(planned) if api.formats_file(f)), key=lambda i: len(texts[i]))
 
     formatted_here: list[str] = []
 
@@ -347,9 +349,9 @@ def test_worker_formats_the_largest_module_and_hands_its_cache_entries_back(tmp_
     models_done.set_result(None)
     fmt = Counting(tmp_path / "b")
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
-        shared = api._format_files(planned, texts, fmt, pool, models_done, None)
+        shared = parallel._format_files(planned, texts, fmt, pool, models_done, None)
     assert shared == serial
-    python = [texts[i] for i, f in enumerate(planned) if api._formats(f)]
+    python = [texts[i] for i, f in enumerate(planned) if api.formats_file(f)]
     # the worker, idle from the start, got the largest module (and perhaps more, each time it
     # was idle again); this process formatted the rest, each once; the worker's entries came back
     assert texts[largest] not in formatted_here

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from xrgen import api
-from xrgen.validate import absolute_dataschema, registry_base
+from xrgen.cloudevents import absolute_dataschema, registry_base
 
 SCHEMA = {
     "$schema": "http://json-schema.org/draft-07/schema#",

@@ -11,7 +11,6 @@ import pytest
 from xrgen.diagnostics import Diagnostics
 from xrgen.load import load
 from xrgen.validate import (
-    avro_problems,
     template_problem,
     validate,
     validate_resolved_message,
@@ -425,7 +424,11 @@ def test_avro_schema_in_schema_version(check: Any) -> None:
     ]
 
 
-def test_avro_problems_accepts_real_schemas() -> None:
+def test_avro_schemas_real_and_without_fields(check: Any) -> None:
+    def doc(schema: Any) -> dict[str, Any]:
+        version = {"format": "Avro/1.11", "schema": schema}
+        return {"schemagroups": {"s": {"schemas": {"x": {"versions": {"1": version}}}}}}
+
     schema = {
         "type": "record",
         "name": "T",
@@ -439,9 +442,9 @@ def test_avro_problems_accepts_real_schemas() -> None:
             {"name": "d", "type": {"type": "int", "logicalType": "date"}},
         ],
     }
-    assert avro_problems(schema) == []
-    assert avro_problems({"type": "record", "name": "R"}) == [
-        ("/fields", "a record needs a 'fields' array")
+    assert check(doc(schema)) == []
+    assert check(doc({"type": "record", "name": "R"})) == [
+        "/schemagroups/s/schemas/x/versions/1/schema/fields: error XRG151"
     ]
 
 
