@@ -11,7 +11,10 @@ PY=${PYTHON:-.venv/bin/python}
 dist=$(mktemp -d)
 venv=$(mktemp -d)/venv
 clone_venv=$(mktemp -d)/venv
-trap 'rm -rf "$dist" "$(dirname "$venv")" "$(dirname "$clone_venv")"' EXIT
+# setuptools builds in the tree (build/) and never removes a file there, so a module that became
+# a package would ride along into the wheel: no build folder before the run, none after it
+rm -rf build runtime/build
+trap 'rm -rf "$dist" "$(dirname "$venv")" "$(dirname "$clone_venv")" build runtime/build' EXIT
 # test tools only: no client library, no pyspark (what a user of the codecs and dispatchers has)
 TEST_TOOLS=(pytest syrupy hypothesis mypy)
 
