@@ -202,7 +202,7 @@ def definitions(rt: Any, types: int) -> tuple[tuple[Any, ...], dict[str, Any]]:
 
     from xrgen.formats.jsonschema import spark_type as json_schema_to_spark
 
-    core = rt._core
+    core = rt
     schema = StructType.fromJson(json_schema_to_spark(PAYLOAD_SCHEMA))
     defs = tuple(
         core.MessageDef(
@@ -436,7 +436,7 @@ def payload_formats(spark: Any, rt: Any, rows: int, repeat: int, root: str) -> N
 
     sp = importlib.import_module("xrgen_runtime._spark")
     payloads = importlib.import_module("xrgen_runtime._spark_payloads")
-    core = rt._core
+    core = rt
     paths = make_format_data(spark, rows, root)
     types = {
         "json": json_schema_to_spark(PAYLOAD_SCHEMA),

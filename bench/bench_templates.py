@@ -1,4 +1,4 @@
-"""Benchmark of uritemplate matching (``xrgen_runtime._core.UriTemplate.match``).
+"""Benchmark of uritemplate matching (``xrgen_runtime._uritemplate.UriTemplate.match``).
 
     python bench/bench_templates.py [--quick]
 
@@ -18,7 +18,7 @@ import re
 import time
 from collections.abc import Callable
 
-from xrgen_runtime._core import UriTemplate
+from xrgen_runtime._uritemplate import UriTemplate
 
 
 def best(fn: Callable[[], object], seconds: float) -> float:

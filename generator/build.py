@@ -11,6 +11,9 @@ Every name the generated package uses for a catalog entity is decided here, thro
 - package-wide dispatcher: ``on_<method>``, unique across groups;
 - per message: placeholder and free-attribute parameters, never ``self``, ``data``, ``id``,
   ``time`` or a name the method body uses;
+- endpoints: ``NAME.endpoints.<snake>`` (the ``endpoints`` module's scope) and their
+  dispatchers ``<Pascal>Dispatcher`` (package module level), from the shortest tail of the
+  endpoint id no other endpoint id ends with;
 - payload models: the schema's title or Avro name, else ``<LastSegment>Data``; identical
   schemas share one model.
 """
@@ -23,9 +26,10 @@ import re
 from typing import Any
 
 from . import formats, ir, protocols
-from .cloudevents import FREE_CORE
+from .cloudevents import CLOUDEVENTS, FREE_CORE, is_cloudevents
 from .diagnostics import Diagnostics
-from .naming import Scope, last_segment, pascal, snake
+from .endpoints.references import ResolvedEndpoint
+from .naming import Scope, last_segment, pascal, short_names, snake
 from .protocols import placeholders_of
 from .resolve import Resolved, ResolvedMessage, ResolvedSchema
 
@@ -44,8 +48,9 @@ MODULE_NAMES = frozenset(
     {
         # the package and its submodules
         "MESSAGES", "MessageInfo", "DecodeError", "Event", "MessageDef", "BaseModel",
-        "Callable", "Mapping", "Any", "builtins", "annotations",
-        "models", "producer", "consumer", "spark", "bindings", "adapters",
+        "Callable", "Mapping", "Any", "builtins", "annotations", "TYPE_CHECKING",
+        "ENDPOINTS", "Endpoint", "Authorization", "MappingProxyType", "__getattr__", "importlib",
+        "models", "producer", "consumer", "spark", "bindings", "adapters", "endpoints",
         "_defs", "_core", "_produce", "_dispatch", "_spark",
         "xrgen_runtime", "_require_runtime", "_missing",
         # _defs.py
@@ -86,6 +91,8 @@ class _Builder:
         self.module = Scope(MODULE_NAMES)
         #: the package-wide dispatcher's ``on_*`` decorators
         self.package_handlers = Scope(_DISPATCHER_ATTRIBUTES)
+        #: ``NAME.endpoints``: one attribute per endpoint
+        self.endpoint_attrs = Scope(_ENDPOINTS_MODULE)
 
     def claim(
         self, scope: Scope, loc: str, what: str, stem: str, forms: tuple[str, ...] = ("{}",)
@@ -255,7 +262,82 @@ def build(resolved: Resolved, diags: Diagnostics) -> ir.Catalog:
                 location=loc,
             )
         )
-    return ir.Catalog(tuple(groups), tuple(b.payloads.values()), tuple(resolved.sources))
+    short = short_names([rep.id for rep in resolved.endpoints])
+    endpoints = tuple(_endpoint(b, rep, short[rep.id], groups) for rep in resolved.endpoints)
+    return ir.Catalog(
+        tuple(groups), tuple(b.payloads.values()), tuple(resolved.sources), endpoints
+    )
+
+
+#: what ``endpoints.py`` imports or defines beside the endpoint objects
+_ENDPOINTS_MODULE = frozenset(
+    {"annotations", "Any", "Authorization", "Endpoint", "ENDPOINTS", "Mapping",
+     "MappingProxyType", "_consumer"}
+)  # fmt: skip
+_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
+
+
+def _endpoint(
+    b: _Builder, rep: ResolvedEndpoint, short: str, groups: list[ir.MessageGroup]
+) -> ir.Endpoint:
+    """An endpoint with its names, from ``short`` (the tail of its id that no other endpoint's
+    id ends with, ``naming.short_names``): ``NAME.endpoints.<snake>`` and
+    ``consumer.<Pascal>Dispatcher``, or ``<Pascal>EndpointDispatcher`` when a message group's
+    dispatcher has that name (an endpoint's own messages form a group named like it);
+    remaining collisions get ``_2`` with warning XRG301."""
+    data = rep.data
+    py_name = b.claim(b.endpoint_attrs, rep.location, "endpoint", snake(short))
+    by_id = {g.id: g for g in groups}
+    carried = [by_id[gid] for gid in rep.groups if gid in by_id]
+    if carried or data.get("messagegroups"):
+        stem = pascal(short)
+        if stem + "Dispatcher" in b.module:
+            stem += "Endpoint"
+        stem = b.claim(b.module, rep.location, "class", stem, ("{}Dispatcher",))
+        dispatcher = stem + "Dispatcher"
+    else:
+        carried, dispatcher = groups, "Dispatcher"  # no message group: every message
+    message_ids = tuple(dict.fromkeys(m.id for g in carried for m in g.messages))
+    envelope = data.get("envelope")
+    if isinstance(envelope, str) and is_cloudevents(envelope):
+        envelope = CLOUDEVENTS
+    eopts = data.get("envelopeoptions")
+    protocol = rep.protocol.id if rep.protocol is not None else _unknown_protocol(data.get("protocol"))
+    found: set[str] = set()
+    for value in (rep.uris, rep.options):
+        _placeholders(value, found)
+    return ir.Endpoint(
+        id=rep.id,
+        py_name=py_name,
+        dispatcher_class=dispatcher,
+        usage=rep.usage,
+        protocol=protocol,
+        channel=data.get("channel") if isinstance(data.get("channel"), str) else None,
+        envelope=envelope if isinstance(envelope, str) else None,
+        envelope_options=tuple(eopts.items()) if isinstance(eopts, dict) else (),
+        uris=tuple(rep.uris),
+        options=tuple(rep.options.items()),
+        authorization=tuple(ir.Authorization(**a) for a in rep.authorization),
+        deployed=rep.deployed,
+        group_ids=tuple(g.id for g in carried),
+        message_ids=message_ids,
+        placeholders=tuple(sorted(found)),
+        description=data.get("description") if isinstance(data.get("description"), str) else None,
+        location=rep.location,
+    )
+
+
+def _placeholders(value: Any, found: set[str]) -> None:
+    """Every ``{name}`` in a JSON value (strings, array items, map keys and values)."""
+    if isinstance(value, str):
+        found.update(_PLACEHOLDER.findall(value))
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _placeholders(k, found)
+            _placeholders(v, found)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            _placeholders(v, found)
 
 
 def _message(b: _Builder, rm: ResolvedMessage, py_name: str, package_handler: str) -> ir.Message:

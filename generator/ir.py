@@ -133,11 +133,56 @@ class MessageGroup:
 
 
 @dataclass(frozen=True, slots=True)
+class Authorization:
+    """One ``protocoloptions.authorization`` entry of an endpoint: metadata, never a
+    credential (the generator rejects credentials, XRG188)."""
+
+    type: str | None = None
+    mechanism: str | None = None
+    resourceuri: str | None = None
+    authorityuri: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Endpoint:
+    """A catalog endpoint (xRegistry 1.0-rc4), rendered as one object in ``endpoints.py``.
+
+    ``options`` and ``envelope_options`` hold JSON values (rc4 option names; placeholders
+    kept); ``uris`` the addresses in preference order (Kafka: the bootstrap servers)."""
+
+    id: str
+    #: its attribute in ``NAME.endpoints``
+    py_name: str
+    #: its dispatcher class in ``consumer.py`` (``Dispatcher``, the package-wide one, for an
+    #: endpoint that declares no messages: it takes every message of the package)
+    dispatcher_class: str
+    usage: tuple[str, ...]
+    #: canonical protocol id (an unknown protocol as written, upper case); None: abstract
+    protocol: str | None
+    channel: str | None
+    envelope: str | None
+    envelope_options: tuple[tuple[str, Any], ...]
+    uris: tuple[str, ...]
+    options: tuple[tuple[str, Any], ...]
+    authorization: tuple[Authorization, ...]
+    deployed: bool
+    #: the message groups it carries (its dispatcher registers their messages)
+    group_ids: tuple[str, ...]
+    #: ids of the messages it carries, catalog order, each once
+    message_ids: tuple[str, ...]
+    #: every ``{placeholder}`` in its URIs and options (keys and values), sorted
+    placeholders: tuple[str, ...]
+    description: str | None = None
+    location: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Catalog:
     groups: tuple[MessageGroup, ...]
     payloads: tuple[Payload, ...]
     #: display names of the input documents (no absolute paths: output is deterministic)
     sources: tuple[str, ...] = ()
+    endpoints: tuple[Endpoint, ...] = ()
 
     def messages(self) -> tuple[Message, ...]:
         return tuple(m for g in self.groups for m in g.messages)

@@ -72,6 +72,36 @@ def last_segment(message_id: str) -> str:
     return message_id
 
 
+def short_names(ids: list[str]) -> dict[str, str]:
+    """Each id's shortest tail of dot-separated segments that no other id ends with
+    (``kafka.orders.in`` and ``amqp.orders.in`` -> ``kafka.orders.in``/``amqp.orders.in``,
+    ``ep.nats.producer`` beside ``ep.nats.consumer`` -> ``producer``); segments are compared
+    by their words, as their snake form would be. An id that is a tail of another keeps all
+    its segments. Linear in the segments: a tail is numbered from its one-shorter tail."""
+    segments = {i: [s for s in i.split(".") if words(s)] or [i] for i in ids}
+    #: (number of the one-shorter tail, words of the next segment) -> number of the tail
+    numbers: dict[tuple[int, tuple[str, ...]], int] = {}
+    tail = dict.fromkeys(segments, 0)
+    out: dict[str, str] = {}
+    pending = list(segments)
+    k = 1
+    while pending:
+        groups: dict[int, list[str]] = {}
+        for i in pending:
+            key = (tail[i], tuple(w.lower() for w in words(segments[i][-k])))
+            tail[i] = numbers.setdefault(key, len(numbers) + 1)
+            groups.setdefault(tail[i], []).append(i)
+        pending = []
+        for members in groups.values():
+            for i in members:
+                if len(members) == 1 or len(segments[i]) <= k:
+                    out[i] = ".".join(segments[i][-k:])
+                else:
+                    pending.append(i)
+        k += 1
+    return out
+
+
 class Scope:
     """A namespace of Python names; ``claim`` makes a name unique with ``_2``, ``_3``..."""
 

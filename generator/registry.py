@@ -51,5 +51,10 @@ class Registry:
     messagegroups: dict[str, MessageGroupEntry] = field(default_factory=dict)
     schemagroups: dict[str, SchemaGroupEntry] = field(default_factory=dict)
     endpoints: dict[str, Entity] = field(default_factory=dict)
+    #: message groups made from endpoints' own ``messages`` (each named like its endpoint)
+    endpoint_groups: set[str] = field(default_factory=set)
+    #: the registry's own root URLs (the root ``self`` of its documents): an absolute
+    #: reference under one of them points into this registry
+    bases: list[str] = field(default_factory=list)
     #: display names of the documents, in stacking order
     sources: list[str] = field(default_factory=list)

@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import formats, protocols
+from . import formats, protocols, xids
 from .cloudevents import (
     CLOUDEVENTS,
     IMPLIED,
@@ -38,10 +38,15 @@ from .cloudevents import (
     registry_base,
 )
 from .diagnostics import Diagnostics, pointer
+from .endpoints.references import (
+    ResolvedEndpoint,
+    check_placeholders,
+    check_protocols,
+    read_endpoints,
+)
 from .formats.spelling import schema_format_family
 from .registry import Entity, MessageGroupEntry, Registry, SchemaEntry
 
-_ABSOLUTE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 #: ``.../schemas/<id>[/versions/<v>]:<type name or pointer>``
 _NAMED_TYPE = re.compile(r"^(.*?/schemas/[^/:]+(?:/versions/[^/:]+)?):(.+)$")
 
@@ -85,6 +90,7 @@ class ResolvedGroup:
 class Resolved:
     groups: list[ResolvedGroup]
     sources: list[str]
+    endpoints: list[ResolvedEndpoint] = field(default_factory=list)
 
 
 def deep_merge(base: Any, child: Any) -> Any:
@@ -95,15 +101,6 @@ def deep_merge(base: Any, child: Any) -> Any:
             out[k] = deep_merge(base[k], v) if k in base else v
         return out
     return child
-
-
-def _ref_path(ref: str) -> list[str] | None:
-    """``#/a/b`` or ``/a/b`` (or ``a/b``) -> unescaped tokens; absolute URIs -> None."""
-    if _ABSOLUTE.match(ref):
-        return None
-    ref = ref[1:] if ref.startswith("#") else ref
-    tokens = [t for t in ref.strip("/").split("/") if t != ""]
-    return [t.replace("~1", "/").replace("~0", "~") for t in tokens]
 
 
 def _xref_of(data: dict[str, Any]) -> str | None:
@@ -121,13 +118,17 @@ class _Resolver:
         self._merged: dict[tuple[str, str], dict[str, Any] | None] = {}
 
     # -- lookups -----------------------------------------------------------------------
-    def message_entity(self, ref: str) -> tuple[tuple[str, str] | None, Entity | None]:
-        path = _ref_path(ref)
-        if not path or len(path) != 4 or path[0] != "messagegroups" or path[2] != "messages":
+    def message_entity(
+        self, ref: str, file: str
+    ) -> tuple[tuple[str, str] | None, Entity | None]:
+        """The message an xid or URI written in ``file`` references (``xids``: relative, an
+        absolute URL into this registry, ``/versions/v`` of a message)."""
+        key = xids.message_path(xids.tokens(ref, xids.bases(self.reg, file)))
+        if key is None:
             return None, None
-        grp = self.reg.messagegroups.get(path[1])
-        ent = grp.messages.get(path[3]) if grp else None
-        return (path[1], path[3]), ent
+        grp = self.reg.messagegroups.get(key[0])
+        ent = grp.messages.get(key[1]) if grp else None
+        return key, ent
 
     # -- basemessage -------------------------------------------------------------------
     def merged(self, gid: str, mid: str, ent: Entity) -> dict[str, Any]:
@@ -189,9 +190,10 @@ class _Resolver:
         base_ref = ent.data.get("basemessage")
         if not isinstance(base_ref, str) or not base_ref:
             return None, None
-        base_key, base_ent = self.message_entity(base_ref)
+        base_key, base_ent = self.message_entity(base_ref, ent.file)
         if base_key is None:
-            code = "XRG203" if _ABSOLUTE.match(base_ref) else "XRG202"
+            outside = xids.tokens(base_ref, xids.bases(self.reg, ent.file)) is None
+            code = "XRG203" if outside else "XRG202"
             what = (
                 "cannot be resolved (absolute URI)"
                 if code == "XRG203"
@@ -233,7 +235,7 @@ class _Resolver:
         """``" (did you mean '#/messagegroups/g/messages/m'?)"`` for the closest existing
         message reference (in the spelling of ``ref``), or ``""``."""
         prefix = "#/" if ref.startswith("#") else "/" if ref.startswith("/") else ""
-        path = _ref_path(ref) or []
+        path = xids.tokens(ref) or []
         wanted = "/".join(path)
         known = [
             f"messagegroups/{gid}/messages/{mid}"
@@ -268,7 +270,7 @@ class _Resolver:
 
     def schema_ref(self, ref: str, fmt: str, ent: Entity, attr: str) -> ResolvedSchema | None:
         where = ent.pointer + "/" + attr
-        if _ABSOLUTE.match(ref):
+        if xids.ABSOLUTE.match(ref):
             self.d.warning(
                 "XRG211",
                 ent.file,
@@ -284,7 +286,7 @@ class _Resolver:
         named = _NAMED_TYPE.match(document)
         if named:
             document, type_name = named.group(1), named.group(2)
-        path = _ref_path(document) or []
+        path = xids.tokens(document) or []
         ok = len(path) in (4, 6) and path[0] == "schemagroups" and path[2] == "schemas"
         if ok and len(path) == 6 and path[4] != "versions":
             ok = False
@@ -357,8 +359,8 @@ class _Resolver:
                     rm.alias_of = rm.alias_of or mid
                 rg.messages.append(rm)
             groups.append(rg)
-        self.apply_endpoints(groups)
-        return Resolved(groups, list(self.reg.sources))
+        endpoints = self.apply_endpoints(groups)
+        return Resolved(groups, list(self.reg.sources), endpoints)
 
     def group_target(
         self, gid: str, gentry: MessageGroupEntry
@@ -367,7 +369,7 @@ class _Resolver:
         if ref is None:
             return gid, gentry
         ent = gentry.entity
-        path = _ref_path(ref)
+        path = xids.tokens(ref)
         tgid = path[1] if path and len(path) == 2 and path[0] == "messagegroups" else None
         target = self.reg.messagegroups.get(tgid) if tgid else None
         if target is None or tgid is None:
@@ -392,7 +394,7 @@ class _Resolver:
         ref = _xref_of(ent.data)
         alias_of: str | None = None
         if ref is not None:
-            tkey, tent = self.message_entity(ref)
+            tkey, tent = self.message_entity(ref, ent.file)
             if tent is None or tkey is None:
                 self.d.warning(
                     "XRG204",
@@ -449,7 +451,7 @@ class _Resolver:
         if (
             rm.schema is not None
             and rm.schema.uri
-            and _ABSOLUTE.match(rm.schema.uri)
+            and xids.ABSOLUTE.match(rm.schema.uri)
             and "dataschema" not in meta
         ):
             meta["dataschema"] = {"type": "uri", "value": rm.schema.uri}
@@ -465,74 +467,44 @@ class _Resolver:
         data["envelopemetadata"] = meta
 
     # -- group and endpoint defaults ---------------------------------------------------
-    def apply_endpoints(self, groups: list[ResolvedGroup]) -> None:
+    def apply_endpoints(self, groups: list[ResolvedGroup]) -> list[ResolvedEndpoint]:
         """Protocol defaults reach the messages: a group's ``protocol`` and the routing and
-        map options of its ``protocoloptions``, then those of the endpoints that select it
-        (their nested ``options`` and legacy ``config`` included). The message's own options
-        win over its group's, the group's over the endpoints'; among endpoints the first in
-        catalog order wins (XRG207 names the others). A group reached through endpoints of
-        several protocols keeps protocol-neutral messages (XRG208): they work on every
-        binding, and the caller gives the destination when encoding."""
+        map options of its ``protocoloptions``, then those of the endpoints that carry it
+        (``endpoints.references``: rc4 options under their message names, and message
+        options written on the endpoint). The message's own options win over its group's,
+        the group's over the endpoints'; among endpoints the first in catalog order wins
+        (XRG207 names the others). A group carried by endpoints of several protocols keeps
+        protocol-neutral messages (XRG208): they work on every binding, and the caller gives
+        the destination when encoding."""
         by_id = {g.id: g for g in groups}
-        selected: dict[str, list[tuple[str, Entity, protocols.Protocol, dict[str, Any]]]] = {}
-        for eid, ent in self.reg.endpoints.items():
-            proto = protocols.lookup(ent.data.get("protocol"))
-            raw = ent.data.get("protocoloptions")
-            opts = protocols.flatten_endpoint_options(raw) if isinstance(raw, dict) else {}
-            where = ent.pointer + "/protocoloptions"
-            if proto is not None:
-                if isinstance(raw, dict):
-                    protocols.check_shared(proto, raw, ent.file, where, self.d)
-                    nested = raw.get("options")
-                    if isinstance(nested, dict):
-                        protocols.check_shared(proto, nested, ent.file, where + "/options", self.d)
-                for key in protocols.filters(proto, opts):
-                    self.d.warning(
-                        "XRG209",
-                        ent.file,
-                        _option_pointer(ent, key),
-                        f"endpoint {eid!r}: {proto.id} {key} {protocols.literal(opts[key])!r} is a"
-                        " subscription filter, not a default destination of its messages",
-                    )
-            refs = ent.data.get("messagegroups")
-            if not isinstance(refs, list):
-                continue
-            defaults = protocols.defaults(proto, opts) if proto is not None else {}
-            for i, ref in enumerate(refs):
-                path = _ref_path(ref) if isinstance(ref, str) else None
-                gid = path[1] if path and len(path) == 2 and path[0] == "messagegroups" else None
-                if gid is None or gid not in by_id:
-                    self.d.warning(
-                        "XRG206",
-                        ent.file,
-                        ent.pointer + pointer("messagegroups", i),
-                        f"endpoint {eid!r} selects {ref!r}, which is not a message group",
-                    )
-                    continue
-                if proto is not None:
-                    selected.setdefault(gid, []).append((eid, ent, proto, defaults))
+        endpoints = read_endpoints(self.reg, by_id, self.d)
+        check_protocols(endpoints, by_id, self.d)
+        selected: dict[str, list[ResolvedEndpoint]] = {}
+        for ep in endpoints:
+            # a subscriber-only endpoint manages subscriptions; it transfers no messages
+            if ep.protocol is not None and set(ep.usage) != {"subscriber"}:
+                for gid in ep.groups:
+                    selected.setdefault(gid, []).append(ep)
         for g in groups:
             self.group_defaults(g, selected.get(g.id, []))
+        check_placeholders(endpoints, by_id, self.d)
+        return endpoints
 
-    def group_defaults(
-        self,
-        g: ResolvedGroup,
-        endpoints: list[tuple[str, Entity, protocols.Protocol, dict[str, Any]]],
-    ) -> None:
+    def group_defaults(self, g: ResolvedGroup, endpoints: list[ResolvedEndpoint]) -> None:
         gproto = protocols.lookup(g.data.get("protocol"))
         graw = g.data.get("protocoloptions")
         gdefaults: dict[str, Any] = {}
         if gproto is not None and isinstance(graw, dict):
             protocols.check_shared(gproto, graw, g.file, g.pointer + "/protocoloptions", self.d)
             gdefaults = protocols.defaults(gproto, graw)
-        bindings = {p.id: p for _, _, p, _ in endpoints}
+        bindings = {ep.protocol.id: ep.protocol for ep in endpoints if ep.protocol is not None}
         implied: protocols.Protocol | None = gproto
         if implied is None and len(bindings) == 1:
             implied = next(iter(bindings.values()))
         elif implied is None and len(bindings) > 1 and any(
             "protocol" not in rm.data for rm in g.messages
         ):
-            first = endpoints[0][1]
+            first = endpoints[0]
             self.d.warning(
                 "XRG208",
                 g.file,
@@ -544,20 +516,22 @@ class _Resolver:
         # endpoint defaults per binding, first endpoint first
         merged: dict[str, dict[str, Any]] = {}
         origin: dict[tuple[str, str], str] = {}
-        for eid, ent, ep_proto, defaults in endpoints:
+        for ep in endpoints:
+            ep_proto = ep.protocol
+            assert ep_proto is not None
             into = merged.setdefault(ep_proto.id, {})
-            for key, value in defaults.items():
+            for key, value in ep.defaults.items():
                 if key not in into:
                     into[key] = value
-                    origin[(ep_proto.id, key)] = eid
+                    origin[(ep_proto.id, key)] = ep.id
                 elif key in ep_proto.maps and isinstance(value, dict):
                     into[key] = {**value, **into[key]}
                 elif protocols.literal(value) != protocols.literal(into[key]):
                     self.d.warning(
                         "XRG207",
-                        ent.file,
-                        _option_pointer(ent, key),
-                        f"endpoint {eid!r} gives group {g.id!r} {key}"
+                        ep.file,
+                        ep.pointer + pointer("protocoloptions", ep.origin.get(key, key)),
+                        f"endpoint {ep.id!r} gives group {g.id!r} {key}"
                         f" {protocols.literal(value)!r}, but endpoint"
                         f" {origin[(ep_proto.id, key)]!r} gives"
                         f" {protocols.literal(into[key])!r} first, which is used",
@@ -565,9 +539,7 @@ class _Resolver:
         for rm in g.messages:
             proto = protocols.lookup(rm.data.get("protocol"))
             if "protocol" not in rm.data and implied is not None:
-                rm.data["protocol"] = (
-                    g.data["protocol"] if implied is gproto else endpoints[0][2].id
-                )
+                rm.data["protocol"] = g.data["protocol"] if implied is gproto else implied.id
                 proto = implied
             if proto is None:
                 continue
@@ -580,18 +552,6 @@ class _Resolver:
             rm.data["protocoloptions"] = protocols.with_defaults(
                 proto, own if isinstance(own, dict) else {}, defaults
             )
-
-
-def _option_pointer(ent: Entity, key: str) -> str:
-    """Where an endpoint writes option ``key``: in ``protocoloptions`` or its nested
-    ``options`` (a legacy ``config`` is read as ``protocoloptions``)."""
-    base = ent.pointer + "/protocoloptions"
-    raw = ent.data.get("protocoloptions")
-    if isinstance(raw, dict) and key not in raw:
-        nested = raw.get("options")
-        if isinstance(nested, dict) and key in nested:
-            base += "/options"
-    return base + pointer(key)
 
 
 def _rebinds(base: dict[str, Any], child: dict[str, Any]) -> bool:

@@ -32,6 +32,7 @@ from .cloudevents import (
     registry_base,
 )
 from .diagnostics import Diagnostics, pointer
+from .endpoints.checks import check_endpoint, message_checked
 from .formats.spelling import schema_format_family, schema_format_version
 from .load import paused_gc
 from .load.errors import SourceError
@@ -376,15 +377,11 @@ VALUE_CHECKS: dict[str, Callable[[Any], str | None]] = {
 # --------------------------------------------------------------------- protocol options
 
 def _check_shared_options(data: Data, file: str, ptr: str, diags: Diagnostics) -> None:
-    """The options of a group or endpoint, which its messages take as defaults (a nested
-    ``options`` object of an endpoint is checked where it is written)."""
+    """The options of a group, which its messages take as defaults."""
     po = data.get("protocoloptions")
     proto = protocols.lookup(data.get("protocol"))
     if isinstance(po, dict) and proto is not None:
         _check_protocol_options(proto, po, file, ptr + "/protocoloptions", diags)
-        nested = po.get("options")
-        if isinstance(nested, dict):
-            _check_protocol_options(proto, nested, file, ptr + "/protocoloptions/options", diags)
 
 
 def _check_protocol_options(
@@ -582,63 +579,21 @@ def _looks_like_json_text(doc: str, family: str) -> bool:
 
 # ----------------------------------------------------------------------------- endpoints
 
-_USAGES = frozenset({"subscriber", "consumer", "producer"})
-
-
 def _check_endpoint(ep: Entity, diags: Diagnostics) -> None:
+    """Structure, the rc4 endpoint rules (``endpoints.checks``), the message options it gives
+    its messages as defaults, and its own messages."""
     data, file, ptr = ep.data, ep.file, ep.pointer
     _structure(cm.Endpoint, ep, "XRG125", "endpoint", diags)
     _check_selectors(data, file, ptr, diags)
-    _check_shared_options(data, file, ptr, diags)
+    check_endpoint(data, file, ptr, diags)
+    po = data.get("protocoloptions")
     proto = protocols.lookup(data.get("protocol"))
-    usage = data.get("usage")
-    if isinstance(usage, list) and all(isinstance(u, str) for u in usage):
-        _check_usage(usage, proto, file, ptr + "/usage", diags)
-    opts = data.get("envelopeoptions")
-    if isinstance(opts, dict):
-        mode = opts.get("mode")
-        if mode is not None and mode not in ("binary", "structured"):
-            diags.error(
-                "XRG173",
-                file,
-                ptr + "/envelopeoptions/mode",
-                f"mode must be 'binary' or 'structured', not {mode!r}",
-            )
-        if mode == "binary" and "format" in opts:
-            diags.error(
-                "XRG173",
-                file,
-                ptr + "/envelopeoptions/format",
-                "'format' must not be set in binary mode",
-            )
+    if isinstance(po, dict) and proto is not None:
+        defaults = message_checked(proto, po)
+        if defaults:
+            _check_protocol_options(proto, defaults, file, ptr + "/protocoloptions", diags)
     msgs = data.get("messages")
     if isinstance(msgs, dict):
         for mid, m in msgs.items():
             if isinstance(m, dict):
                 validate_message(m, file, ptr + pointer("messages", mid), diags, group=data)
-
-
-def _check_usage(
-    usage: list[str], proto: protocols.Protocol | None, file: str, ptr: str, diags: Diagnostics
-) -> None:
-    unknown = [u for u in usage if u not in _USAGES]
-    if unknown:
-        diags.error(
-            "XRG172",
-            file,
-            ptr,
-            f"unknown usage {', '.join(map(repr, unknown))} (subscriber, consumer, producer)",
-        )
-        return
-    roles = set(usage)
-    if not roles:
-        diags.error("XRG172", file, ptr, "usage must name at least one role")
-    elif "producer" in roles and len(roles) > 1:
-        diags.error("XRG172", file, ptr, "'producer' must not be combined with other usages")
-    elif roles == {"subscriber", "consumer"} and proto is not None and proto.separate_roles:
-        diags.error(
-            "XRG172",
-            file,
-            ptr,
-            f"{proto.id} endpoints must model subscriber and consumer separately",
-        )

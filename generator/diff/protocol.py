@@ -10,20 +10,20 @@ legacy spelling and its current name are the same option.
 - an option added: NEW consumers expect it and OLD producers do not set it (backward);
   removed: OLD consumers expect it and NEW producers do not set it (forward);
 - options brokers may change in transit (MQTT ``qos``, ``retain``,
-  ``message_expiry_interval``, Kafka ``partition``, Pulsar ``event_time``) are never matched:
-  a lower ``qos`` weakens what OLD consumers were built to expect (duplicates or losses,
-  forward); everything else about them is a compatible change.
+  ``message_expiry_interval``, Kafka ``partition``, Pulsar ``event_time``: each binding's
+  ``transit`` fields in the runtime's declaration) are never matched: a lower ``qos`` weakens
+  what OLD consumers were built to expect (duplicates or losses, forward); everything else
+  about them is a compatible change.
 """
 
 from __future__ import annotations
+
+from xrgen_runtime.bindings import BindingSpec, by_protocol
 
 from .. import ir
 from ..diagnostics import pointer as ptr
 from .changes import BACKWARD, BOTH, FORWARD, NEITHER, Finding
 from .templates import compare_value
-
-_CASELESS_HEADERS = frozenset({"HTTP", "NATS"})
-_TRANSIT = frozenset({"qos", "retain", "message_expiry_interval", "partition", "event_time"})
 
 
 def compare_protocol(old: ir.Message, new: ir.Message) -> list[Finding]:
@@ -38,30 +38,35 @@ def compare_protocol(old: ir.Message, new: ir.Message) -> list[Finding]:
         if b is None:
             return [Finding("XRG532", "/protocol", f"no longer bound to protocol {a}", FORWARD)]
         return [Finding("XRG530", "/protocol", f"protocol changed from {a} to {b}", BOTH)]
-    olds = {_key(a, o.path): o for o in old.options}
-    news = {_key(b, o.path): o for o in new.options}
+    runtime = by_protocol(a)
+    olds = {_key(runtime, o.path): o for o in old.options}
+    news = {_key(runtime, o.path): o for o in new.options}
     out: list[Finding] = []
     for path in sorted(olds.keys() | news.keys()):
         o, n = olds.get(path), news.get(path)
         if o != n:
-            out.extend(_option(path, o, n))
+            out.extend(_option(runtime, path, o, n))
     return out
 
 
-def _key(protocol: str | None, path: tuple[str, ...]) -> tuple[str, ...]:
-    """Header names are case-insensitive on HTTP and NATS (the dispatcher matches them so)."""
-    if protocol in _CASELESS_HEADERS and len(path) == 2 and path[0] == "headers":
+def _key(runtime: BindingSpec | None, path: tuple[str, ...]) -> tuple[str, ...]:
+    """Entry names of case-insensitive fields (HTTP and NATS headers) compare in lower case,
+    as the dispatcher matches them."""
+    if runtime is not None and len(path) == 2 and path[0] in runtime.caseless:
         return (path[0], path[1].lower())
     return path
 
 
 def _option(
-    path: tuple[str, ...], a: ir.ProtocolOption | None, b: ir.ProtocolOption | None
+    runtime: BindingSpec | None,
+    path: tuple[str, ...],
+    a: ir.ProtocolOption | None,
+    b: ir.ProtocolOption | None,
 ) -> list[Finding]:
     where = ptr("protocoloptions", *path)
     name = ".".join(path)
     label = f"protocol option {name!r}"
-    transit = path[0] in _TRANSIT
+    transit = runtime is not None and path[0] in runtime.transit
     if a is None and b is not None:
         return [
             Finding(

@@ -1,10 +1,10 @@
 """Schema versions: the declared ``compatibility`` of schema resources, and ``xrgen diff
---versions``: each version of each schema checked against its ``ancestor`` in the declared mode
+--versions``: each version of each schema checked against its ancestor in the declared mode
 (``_transitive``: against every ancestor up to the root).
 
 The spec's attribute is ``meta.compatibility`` on the schema resource (read also from the
-resource itself, as older catalogs write it) and ``ancestor`` on each version (``ancestorid``
-and ``ancestor`` both read); a version without one follows the version before it in the
+resource itself, as older catalogs write it) and ``ancestorid`` on each version (``load`` reads
+the older ``ancestor`` as it, warning XRG110); a version without one follows the version before it in the
 resource's order (numeric ids by number), and a root names itself.
 """
 
@@ -94,7 +94,7 @@ def declared_mode(registry: Registry | None) -> str | None:
 def ancestor_of(entry: SchemaEntry, vid: str) -> str | None:
     """The version id ``vid`` descends from, or None for a root."""
     data: dict[str, Any] = entry.versions[vid].data
-    for key in ("ancestor", "ancestorid"):
+    for key in ("ancestorid", "ancestor"):
         value = data.get(key)
         if isinstance(value, str) and value:
             return None if value in (vid, "request") else value

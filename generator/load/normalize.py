@@ -16,6 +16,7 @@ from typing import Any
 from .. import protocols
 from ..cloudevents import is_cloudevents
 from ..diagnostics import Diagnostics, pointer
+from ..endpoints.normalize import normalize_endpoint_options
 
 
 class Norm:
@@ -105,6 +106,7 @@ def normalize_message(
     n.format_to_envelope_or_protocol(data)
     for old, new in _MESSAGE_RENAMES:
         n.rename(data, old, new)
+    n.rename(data, "ancestor", "ancestorid")
     em = data.get("envelopemetadata")
     if isinstance(em, dict):
         data["envelopemetadata"] = _normalize_envelopemetadata(em, n)
@@ -181,7 +183,8 @@ def normalize_endpoint(
     data: dict[str, Any], key: str, file: str, ptr: str, diags: Diagnostics
 ) -> dict[str, Any]:
     """A copy of an endpoint: legacy ``config`` -> ``protocol``/``protocoloptions``, ``format``
-    -> ``envelope``, string ``usage`` -> list, inline messages normalized like group messages."""
+    -> ``envelope``, string ``usage`` -> list, its options in rc4 spelling
+    (``endpoints.normalize``), inline messages normalized like group messages."""
     data = dict(data)
     n = Norm(diags, file, ptr)
     n.ensure_id(data, "endpoint", key)
@@ -202,10 +205,10 @@ def normalize_endpoint(
             ptr + "/config",
             "legacy attribute 'config' read as 'protocol' and 'protocoloptions'",
         )
-    _normalize_entity_options(data, n)
     if isinstance(data.get("usage"), str):
         data["usage"] = [data["usage"]]
         diags.warning("XRG110", file, ptr + "/usage", "'usage' is a single string; read as a list")
+    normalize_endpoint_options(data, file, ptr, diags)
     msgs = data.get("messages")
     if isinstance(msgs, dict):
         mptr = ptr + "/messages"
@@ -284,6 +287,7 @@ def normalize_version(
     n = Norm(diags, file, ptr)
     n.ensure_id(data, "version", key)
     n.rename(data, "schemauri", "schemaurl")
+    n.rename(data, "ancestor", "ancestorid")
     return data
 
 

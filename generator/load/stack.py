@@ -39,8 +39,6 @@ class Stacker:
     def __init__(self, reg: Registry, diags: Diagnostics) -> None:
         self.reg = reg
         self.diags = diags
-        #: message groups made from endpoints' own messages (a later endpoint replaces them)
-        self.endpoint_groups: set[str] = set()
 
     # -- whole documents
     def document(self, doc: Any, file: str, ptr: str = "", whole: bool = False) -> None:
@@ -66,6 +64,11 @@ class Stacker:
                 " endpoints); it has "
                 + (", ".join(repr(k) for k in list(doc)[:8]) or "no attributes"),
             )
+        root = doc.get("self")
+        if isinstance(root, str) and root.lower().startswith(("http://", "https://")):
+            base = root.split("#", 1)[0].split("?", 1)[0].rstrip("/")
+            if base not in self.reg.bases:
+                self.reg.bases.append(base)
         for coll, add in (
             ("messagegroups", self.messagegroup),
             ("schemagroups", self.schemagroup),
@@ -201,9 +204,10 @@ class Stacker:
         self, eid: str, endpoint: dict[str, Any], inline: dict[str, Any], file: str, ptr: str
     ) -> None:
         """An endpoint's own messages form the message group named like the endpoint, bound
-        to its protocol and options (warning XRG118 when a message group has that id)."""
+        to its envelope and protocol (warning XRG118 when a message group has that id); the
+        endpoint's options reach them as they reach the groups it references (resolve)."""
         entry = self.reg.messagegroups.get(eid)
-        if entry is not None and eid not in self.endpoint_groups:
+        if entry is not None and eid not in self.reg.endpoint_groups:
             self.diags.warning(
                 "XRG118",
                 file,
@@ -211,9 +215,9 @@ class Stacker:
                 f"the messages of endpoint {eid!r} are left out: a message group has that id",
             )
             return
-        self.endpoint_groups.add(eid)
+        self.reg.endpoint_groups.add(eid)
         group = {"messagegroupid": eid}
-        group.update({k: endpoint[k] for k in ("envelope", "protocol", "protocoloptions") if k in endpoint})
+        group.update({k: endpoint[k] for k in ("envelope", "protocol") if k in endpoint})
         entry = self.reg.messagegroups[eid] = MessageGroupEntry(Entity(group, file, ptr))
         self.collection(inline, file, ptr, lambda k, m, f, p: self.message(eid, k, m, f, p))
 

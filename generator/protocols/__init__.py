@@ -2,8 +2,10 @@
 
 Each module (``kafka``, ``amqp``, ``mqtt``, ``nats``, ``http``, ``pulsar``, ``rocketmq``) holds
 its binding's spellings and versions, its option model and checks, the mapping of its options
-to the IR (``*Binding`` fields of the runtime), its routing fields and its Spark landing facts.
-Adding a binding means a module here (listed in ``_MODULES``) plus its runtime codec and
+to the IR (``*Binding`` fields of the runtime) and its routing fields. What the runtime needs
+too (family, transit and case-insensitive fields, Spark landing shape) the module reads from
+the runtime's declaration of the binding (``xrgen_runtime.bindings.BINDINGS``). Adding a
+binding means a module here (listed in ``_MODULES``) plus its runtime declaration, codec and
 adapter; the rest of the generator asks this table.
 
 ``lookup`` is the one protocol normalizer: ``"Kafka/3.6"`` is ``KAFKA``, ``"MQTT/3.1"``
@@ -20,17 +22,20 @@ from ._base import (
     check_shared,
     defaults,
     entries,
-    filters,
-    flatten_endpoint_options,
     literal,
     option_value,
     placeholders_of,
     to_ir,
     with_defaults,
 )
+from ._endpoint import ROLES, EndpointOption, EndpointOptions
 
 __all__ = [
     "CONNECTION_OPTIONS",
+    "ENDPOINT_OPTIONS",
+    "ROLES",
+    "EndpointOption",
+    "EndpointOptions",
     "PROTOCOLS",
     "SPARK_LANDINGS",
     "Protocol",
@@ -38,8 +43,6 @@ __all__ = [
     "check_shared",
     "defaults",
     "entries",
-    "filters",
-    "flatten_endpoint_options",
     "literal",
     "lookup",
     "option_value",
@@ -53,13 +56,23 @@ _MODULES = (kafka, amqp, mqtt, nats, http, pulsar, rocketmq)
 #: canonical protocol id -> its binding
 PROTOCOLS: dict[str, Protocol] = {p.id: p for m in _MODULES for p in m.PROTOCOLS}
 
+#: canonical protocol id -> the rc4 endpoint model of its binding (bindings without one:
+#: Pulsar, RocketMQ)
+ENDPOINT_OPTIONS: dict[str, EndpointOptions] = {
+    e.protocol: e for m in _MODULES for e in getattr(m, "ENDPOINTS", ())
+}
+
 #: Spark landing shapes: the bindings' own, and structured CloudEvents JSON (any binding)
 _JSON_LANDING = SparkLanding(
     "json",
     "decode_json",
     'Decode a DataFrame with one string column "value" of structured CloudEvents JSON.',
 )
-_LANDINGS = [p.spark for p in PROTOCOLS.values() if p.spark is not None]
+#: one per binding (both MQTT versions land in one shape), in the order of ``PROTOCOLS``
+_LANDINGS = [
+    SparkLanding.of(runtime)
+    for runtime in dict.fromkeys(p.runtime for p in PROTOCOLS.values())
+]
 SPARK_LANDINGS: tuple[SparkLanding, ...] = (_LANDINGS[0], _JSON_LANDING, *_LANDINGS[1:])
 
 _CACHE: dict[str, Protocol | None] = {}

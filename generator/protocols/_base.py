@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel
+from xrgen_runtime.bindings import BindingSpec
 
 from .. import ir
 from ..diagnostics import Diagnostics, pointer
@@ -45,6 +46,11 @@ class SparkLanding:
     function: str
     doc: str
 
+    @classmethod
+    def of(cls, runtime: BindingSpec) -> SparkLanding:
+        """The landing shape the runtime declares for a binding."""
+        return cls(runtime.name, runtime.decoder, runtime.decoder_doc)
+
 
 @dataclass(frozen=True, slots=True)
 class Protocol:
@@ -64,6 +70,9 @@ class Protocol:
     maps: Mapping[str, str]
     #: options an endpoint or group passes to the messages it selects as defaults
     routing: frozenset[str]
+    #: the runtime's declaration of the binding (``xrgen_runtime.bindings.BINDINGS``): its
+    #: family, fields, transit and case-insensitive fields, Spark landing shape
+    runtime: BindingSpec
     #: endpoint-level options (connections, subscriptions): known, never applied to messages
     connection: frozenset[str] = frozenset()
     #: options the binding defines that the generator does not apply -> why (warning XRG174;
@@ -86,12 +95,6 @@ class Protocol:
     #: whether a routing value on an endpoint is a subscription filter rather than an address
     #: (MQTT ``#``/``+``, NATS ``*``/``>``, comma lists): not a default for messages
     is_filter: Callable[[str, str], bool] = lambda option, value: "," in value
-    spark: SparkLanding | None = None
-    #: binding fields brokers may change in transit: dispatchers never match them
-    #: (the runtime's ``_dispatch._TRANSIT_FIELDS``)
-    transit: frozenset[str] = frozenset()
-    #: map fields whose keys are case-insensitive header names (``_dispatch._CASELESS_FIELDS``)
-    caseless: frozenset[str] = frozenset()
     #: an endpoint must not be both ``subscriber`` and ``consumer`` (XRG172): the binding
     #: delivers to subscribers (push) and consumers (pull) over different endpoints
     separate_roles: bool = False
@@ -99,7 +102,17 @@ class Protocol:
     @property
     def family(self) -> str:
         """``"MQTT/5.0"`` -> ``"MQTT"``: what the runtime compares wire messages by."""
-        return self.id.split("/", 1)[0]
+        return self.runtime.family
+
+    @property
+    def transit(self) -> frozenset[str]:
+        """Binding fields brokers may change in transit: dispatchers never match them."""
+        return self.runtime.transit
+
+    @property
+    def caseless(self) -> frozenset[str]:
+        """Map fields whose keys are case-insensitive header names."""
+        return self.runtime.caseless
 
     def known(self, option: str) -> bool:
         return (
@@ -281,17 +294,6 @@ def make_option(path: tuple[str, ...], value: OptionValue) -> ir.ProtocolOption:
 # ------------------------------------------------------------------------- defaults
 
 
-def flatten_endpoint_options(options: Mapping[str, Any]) -> dict[str, Any]:
-    """An endpoint's options with a nested ``options`` object (legacy ``config.options``)
-    read at top level; top-level entries win."""
-    out = dict(options)
-    nested = out.pop("options", None)
-    if isinstance(nested, dict):
-        for k, v in nested.items():
-            out.setdefault(k, v)
-    return out
-
-
 def as_map(value: Any) -> dict[str, Any]:
     """A map-valued option in map form (array entries keyed by name; first wins)."""
     out: dict[str, Any] = {}
@@ -336,17 +338,6 @@ def check_shared(
             diags.warning(
                 "XRG175", file, where, f"{proto.id} defines no option '{key}'; not applied"
             )
-
-
-def filters(proto: Protocol, options: Mapping[str, Any]) -> list[str]:
-    """Routing options of an endpoint that are subscription filters (not message defaults)."""
-    return [
-        key
-        for key, raw in options.items()
-        if key in proto.routing
-        and isinstance(option_value(raw), str)
-        and proto.is_filter(key, option_value(raw))
-    ]
 
 
 def with_defaults(

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from pydantic import Field
+from xrgen_runtime.bindings import BINDINGS
 
 from ..catalog_model import LooseStr, NameValueList, OptionsModel
-from ._base import Protocol, SparkLanding
+from ._base import Protocol
+from ._endpoint import EndpointOption, EndpointOptions
 
 
 class AmqpOptions(OptionsModel):
@@ -27,6 +29,30 @@ _PROPERTIES = (
 )  # fmt: skip
 _HEADER = ("durable", "priority", "ttl", "first-acquirer", "delivery-count")
 
+#: the runtime's declaration of the binding (types, fields, transit fields, Spark landing)
+_RUNTIME = BINDINGS["amqp"]
+#: the rc4 endpoint options (endpoint-spec.md, AMQP options)
+_ENDPOINT_OPTIONS = {
+    "node": EndpointOption("string", message="node"),
+    "durable": EndpointOption("boolean"),
+    "link-properties": EndpointOption("stringmap"),
+    "connection-properties": EndpointOption("stringmap"),
+    "distribution-mode": EndpointOption("string", values=("move", "copy")),
+    "connection-capabilities": EndpointOption("strings"),
+    "node-capabilities": EndpointOption("strings"),
+    "source-filters": EndpointOption("anymap"),
+    "dynamic": EndpointOption("boolean"),
+    "terminus-durability": EndpointOption(
+        "string", values=("none", "configuration", "unsettled-state")
+    ),
+    "expiry-policy": EndpointOption(
+        "string", values=("link-detach", "session-end", "connection-close", "never")
+    ),
+    "timeout": EndpointOption("uinteger"),
+    "sender-settle-mode": EndpointOption("string", values=("unsettled", "settled", "mixed")),
+    "receiver-settle-mode": EndpointOption("string", values=("first", "second")),
+}
+
 AMQP = Protocol(
     id="AMQP/1.0",
     names=("amqp", "amqps"),
@@ -43,6 +69,7 @@ AMQP = Protocol(
         "footer": "footer",
     },
     routing=frozenset({"node", "address"}),
+    runtime=_RUNTIME,
     fields={
         "properties": {name: name for name in _PROPERTIES},
         "header": {name: name for name in _HEADER},
@@ -51,10 +78,10 @@ AMQP = Protocol(
     connection=frozenset(
         {
             "linkproperties",
-            "link-properties",
             "distributionmode",
             "connectionproperties",
-            "sender-settle-mode",
+            # rc4 endpoint options (generator/endpoints reads them on endpoints)
+            *(name for name in _ENDPOINT_OPTIONS if name != "node"),
         }
     ),
     unapplied={
@@ -65,8 +92,14 @@ AMQP = Protocol(
         ("message_annotations", "message-annotations"),
         ("delivery_annotations", "delivery-annotations"),
     ),
-    spark=SparkLanding(
-        "amqp", "decode_amqp", "Decode landed AMQP 1.0 messages (LANDING_SCHEMAS['amqp'])."
-    ),
 )
 PROTOCOLS = (AMQP,)
+
+ENDPOINT = EndpointOptions(
+    protocol="AMQP/1.0",
+    options=_ENDPOINT_OPTIONS,
+    aliases={"address": "node"},
+    schemes=frozenset({"amqp", "amqps"}),
+    subscribe_and_consume=True,
+)
+ENDPOINTS = (ENDPOINT,)

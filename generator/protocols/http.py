@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
+from xrgen_runtime.bindings import BINDINGS
+
 from ..catalog_model import LooseStatus, LooseStr, NameValueList, OptionsModel
-from ..diagnostics import Diagnostics
-from ._base import Protocol, SparkLanding, any_version, literal
+from ..diagnostics import Diagnostics, pointer
+from ._base import Protocol, any_version, entries, literal
+from ._endpoint import EndpointOption, EndpointOptions
 
 
 class HttpOptions(OptionsModel):
@@ -71,6 +74,9 @@ def _check_complete(po: dict[str, Any], file: str, ptr: str, diags: Diagnostics)
         diags.error("XRG164", file, ptr, "HTTP 'method' and 'status' are mutually exclusive")
 
 
+#: the runtime's declaration of the binding (types, fields, transit fields, Spark landing)
+_RUNTIME = BINDINGS["http"]
+
 HTTP = Protocol(
     id="HTTP",
     names=("http", "https"),
@@ -79,13 +85,67 @@ HTTP = Protocol(
     scalars={"method": ("method",), "path": ("path",), "status": ("status",)},
     maps={"headers": "headers", "query": "query"},
     routing=frozenset({"path", "method"}),
-    connection=frozenset({"timeout", "tls", "auth"}),
+    runtime=_RUNTIME,
+    connection=frozenset(
+        {
+            "timeout", "tls", "auth",
+            # rc4 endpoint options (generator/endpoints reads them on endpoints)
+            "apikeyname", "apikeyin", "plainscheme", "plainusernamefield", "plainpasswordfield",
+        }
+    ),  # fmt: skip
     check=_check,
     check_complete=_check_complete,
     separate_roles=True,
-    caseless=frozenset({"headers"}),
-    spark=SparkLanding(
-        "http", "decode_http", "Decode landed HTTP requests (LANDING_SCHEMAS['http'])."
-    ),
 )
 PROTOCOLS = (HTTP,)
+
+
+# ------------------------------------------------------------------------ endpoints (rc4)
+
+#: header names that carry credentials
+_CREDENTIAL_HEADERS = frozenset({"authorization", "proxy-authorization"})
+
+
+def _check_endpoint(
+    po: Mapping[str, Any], usage: frozenset[str], file: str, ptr: str, diags: Diagnostics
+) -> None:
+    """Credentials are supplied out of band, never stored in endpoint metadata: an
+    ``Authorization`` header, or the API key's header or query parameter (``apikeyname``),
+    may only hold a placeholder."""
+    keyname = po.get("apikeyname")
+    keyname = keyname.lower() if isinstance(keyname, str) else None
+    for option in ("headers", "query"):
+        for name, item, sub in entries(po.get(option)):
+            value = literal(item)
+            if not isinstance(name, str) or not isinstance(value, str) or "{" in value:
+                continue
+            carrier = name.lower()
+            if (option == "headers" and carrier in _CREDENTIAL_HEADERS) or carrier == keyname:
+                diags.error(
+                    "XRG199",
+                    file,
+                    ptr + pointer(option) + sub,
+                    f"HTTP {option} {name!r} holds a credential value; endpoint metadata must"
+                    " not store credentials: use a placeholder (e.g. '{token}') supplied at run time",
+                )
+
+
+_PRODUCER = frozenset({"producer"})
+ENDPOINT = EndpointOptions(
+    protocol="HTTP",
+    options={
+        "method": EndpointOption("string", message="method", default_roles=_PRODUCER),
+        "headers": EndpointOption("headers", message="headers", default_roles=_PRODUCER),
+        "query": EndpointOption("stringmap", message="query", default_roles=_PRODUCER),
+        "apikeyname": EndpointOption("string"),
+        "apikeyin": EndpointOption("string", values=("header", "query")),
+        "plainscheme": EndpointOption("string", values=("basic", "form", "query")),
+        "plainusernamefield": EndpointOption("string"),
+        "plainpasswordfield": EndpointOption("string"),
+    },
+    retired=frozenset({"timeout", "tls", "auth"}),
+    schemes=frozenset({"http", "https"}),
+    one_usage=True,
+    check=_check_endpoint,
+)
+ENDPOINTS = (ENDPOINT,)

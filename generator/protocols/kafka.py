@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import base64
 import binascii
+from collections.abc import Mapping
 from typing import Any
+
+from xrgen_runtime.bindings import BINDINGS
 
 from ..catalog_model import LooseInt, LooseStr, NameValueList, OptionsModel
 from ..diagnostics import Diagnostics
-from ._base import Protocol, SparkLanding, any_version, literal
+from ._base import Protocol, any_version, literal
+from ._endpoint import EndpointOption, EndpointOptions
 
 
 class KafkaOptions(OptionsModel):
@@ -51,6 +55,9 @@ def _check_complete(po: dict[str, Any], file: str, ptr: str, diags: Diagnostics)
         diags.error("XRG168", file, ptr, "Kafka 'key' and 'key_base64' are mutually exclusive")
 
 
+#: the runtime's declaration of the binding (types, fields, transit fields, Spark landing)
+_RUNTIME = BINDINGS["kafka"]
+
 KAFKA = Protocol(
     id="KAFKA",
     names=("kafka",),
@@ -59,11 +66,14 @@ KAFKA = Protocol(
     scalars={"topic": ("topic",), "key": ("key",), "partition": ("partition",)},
     maps={"headers": "headers"},
     routing=frozenset({"topic", "key", "partition"}),
+    runtime=_RUNTIME,
     connection=frozenset(
         {
             "acks", "consumer-group", "consumergroup", "consumer_group", "group.id", "group_id",
             "client.id", "client_id", "bootstrap.servers", "bootstrap_servers", "security.protocol",
             "compression.type", "auto.offset.reset",
+            # rc4 endpoint options (generator/endpoints reads them on endpoints)
+            "keyserializer", "valueserializer", "autooffsetreset", "enableautocommit",
         }
     ),
     unapplied={"key_base64": "a binary key that is not UTF-8 text (set the key when encoding)"},
@@ -71,11 +81,65 @@ KAFKA = Protocol(
     check=_check,
     check_complete=_check_complete,
     separate_roles=True,
-    transit=frozenset({"partition"}),
-    spark=SparkLanding(
-        "kafka",
-        "decode_kafka",
-        "Decode a DataFrame with Spark's Kafka-source schema (binary and structured mode).",
-    ),
 )  # fmt: skip
 PROTOCOLS = (KAFKA,)
+
+
+# ------------------------------------------------------------------------ endpoints (rc4)
+
+
+def _check_endpoint(
+    po: Mapping[str, Any], usage: frozenset[str], file: str, ptr: str, diags: Diagnostics
+) -> None:
+    """Kafka tells its roles apart by ``consumergroup`` (endpoint-spec.md, KAFKA options)."""
+    group = po.get("consumergroup")
+    if "consumer" in usage and (group is None or group == ""):
+        diags.error(
+            "XRG194",
+            file,
+            ptr + ("/consumergroup" if group == "" else ""),
+            "a Kafka consumer endpoint must declare a non-empty 'consumergroup' (the group it joins)",
+        )
+    if "subscriber" in usage and group is not None:
+        diags.error(
+            "XRG195",
+            file,
+            ptr + "/consumergroup",
+            "a Kafka subscriber endpoint must not declare 'consumergroup' (the group is what"
+            " it establishes); joining a group is a consumer endpoint",
+        )
+    if usage & {"producer", "subscriber"}:
+        role = "producer" if "producer" in usage else "subscriber"
+        for option in ("autooffsetreset", "enableautocommit"):
+            if option in po:
+                diags.error(
+                    "XRG196",
+                    file,
+                    ptr + "/" + option,
+                    f"'{option}' describes group-based consumption and must not be used on a"
+                    f" Kafka {role} endpoint",
+                )
+
+
+_PRODUCER = frozenset({"producer"})
+ENDPOINT = EndpointOptions(
+    protocol="KAFKA",
+    options={
+        "topic": EndpointOption("string", message="topic"),
+        "acks": EndpointOption("integer", minimum=-1, maximum=1),
+        "key": EndpointOption("string", message="key", default_roles=_PRODUCER),
+        "partition": EndpointOption("integer", message="partition"),
+        "consumergroup": EndpointOption("string"),
+        "headers": EndpointOption("stringmap", message="headers", default_roles=_PRODUCER),
+        "keyserializer": EndpointOption("string"),
+        "valueserializer": EndpointOption("string"),
+        "autooffsetreset": EndpointOption("string", values=("earliest", "latest", "none")),
+        "enableautocommit": EndpointOption("boolean"),
+    },
+    aliases={"group.id": "consumergroup", "group_id": "consumergroup", "groupid": "consumergroup"},
+    retired=frozenset({"clientid", "compressiontype", "securityprotocol", "saslmechanism"}),
+    address="bootstrap.servers",
+    schemes=frozenset({"plaintext", "ssl", "sasl_plaintext", "sasl_ssl"}),
+    check=_check_endpoint,
+)
+ENDPOINTS = (ENDPOINT,)

@@ -3,11 +3,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
+
+from xrgen_runtime.bindings import BINDINGS
 
 from ..catalog_model import LooseBool, LooseInt, LooseStr, NameValueList, OptionsModel
 from ..diagnostics import Diagnostics, pointer
-from ._base import Protocol, SparkLanding, literal
+from ._base import Protocol, literal
+from ._endpoint import EndpointOption, EndpointOptions, literal_text, mqtt_wildcard
 
 
 class MqttOptions(OptionsModel):
@@ -73,15 +77,15 @@ _CONNECTION = frozenset(
         "will-message", "will-topic", "will_message", "will_topic", "will-qos", "will-retain",
         "clean-session", "clean_session", "clean-start", "client-id", "client_id", "clientid",
         "keep-alive", "keepalive", "session-expiry-interval",
+        # rc4 endpoint options (generator/endpoints reads them on endpoints)
+        "topicfilter", "willtopic", "willmessage", "cleansession", "cleanstart",
+        "sessionexpiryinterval", "sharedsubscriptiongroup", "nolocal", "retainaspublished",
+        "retainhandling",
     }
 )  # fmt: skip
 _RENAMES = (("topic", "topic_name"), ("user-properties", "user_properties"))
-_LANDING = SparkLanding(
-    "mqtt", "decode_mqtt", "Decode landed MQTT messages (LANDING_SCHEMAS['mqtt'])."
-)
-
-#: qos, retain and the expiry may change on the way (brokers downgrade and count down)
-_TRANSIT = frozenset({"qos", "retain", "message_expiry_interval"})
+#: the runtime's declaration of the binding (types, fields, transit fields, Spark landing)
+_RUNTIME = BINDINGS["mqtt"]
 
 MQTT5 = Protocol(
     id="MQTT/5.0",
@@ -91,14 +95,13 @@ MQTT5 = Protocol(
     scalars=_SCALARS_5,
     maps={"user_properties": "user_properties"},
     routing=frozenset({"topic_name", "qos", "retain"}),
+    runtime=_RUNTIME,
     connection=_CONNECTION,
     unapplied={"correlation_data": "binary correlation data is set when encoding"},
     renames=_RENAMES,
     wrapper="properties",
     check=_check_qos,
     is_filter=_is_filter,
-    transit=_TRANSIT,
-    spark=_LANDING,
 )
 MQTT311 = Protocol(
     id="MQTT/3.1.1",
@@ -108,13 +111,93 @@ MQTT311 = Protocol(
     scalars={k: v for k, v in _SCALARS_5.items() if k in ("topic_name", "qos", "retain")},
     maps={},
     routing=frozenset({"topic_name", "qos", "retain"}),
+    runtime=_RUNTIME,
     connection=_CONNECTION,
     unapplied={opt: "" for opt in _MQTT5_ONLY},  # warned by _check_311 (XRG171)
     renames=_RENAMES,
     wrapper="properties",
     check=_check_311,
     is_filter=_is_filter,
-    transit=_TRANSIT,
-    spark=None,  # one landing shape for both versions (MQTT5's)
 )
 PROTOCOLS = (MQTT5, MQTT311)
+
+
+# ------------------------------------------------------------------------ endpoints (rc4)
+
+
+def _check_endpoint(
+    po: Mapping[str, Any], usage: frozenset[str], file: str, ptr: str, diags: Diagnostics
+) -> None:
+    """The MQTT addressing and shared-subscription rules of endpoint-spec.md."""
+    topic, topicfilter = po.get("topic"), po.get("topicfilter")
+    if topic is not None and topicfilter is not None:
+        diags.error(
+            "XRG190",
+            file,
+            ptr + "/topicfilter",
+            "an MQTT endpoint must not declare both 'topic' and 'topicfilter'",
+        )
+    if isinstance(topic, str) and mqtt_wildcard(topic):
+        diags.error(
+            "XRG191",
+            file,
+            ptr + "/topic",
+            f"MQTT topic {topic!r} holds a wildcard ('+' or '#'), which is not a publish"
+            " destination; a subscription filter goes in 'topicfilter'",
+        )
+    group = po.get("sharedsubscriptiongroup")
+    if group is not None and topicfilter is None:
+        diags.error(
+            "XRG192",
+            file,
+            ptr + "/sharedsubscriptiongroup",
+            "'sharedsubscriptiongroup' needs a 'topicfilter' on the same endpoint",
+        )
+    if isinstance(group, str) and "/" in literal_text(group):
+        diags.error(
+            "XRG193",
+            file,
+            ptr + "/sharedsubscriptiongroup",
+            f"'sharedsubscriptiongroup' {group!r} must be the bare group name: no '$share/'"
+            " prefix and no '/'",
+        )
+
+
+_EP_COMMON = {
+    "topic": EndpointOption("string", message="topic_name"),
+    "qos": EndpointOption("uinteger", values=(0, 1, 2), message="qos"),
+    "retain": EndpointOption("boolean", message="retain", default_roles=frozenset({"producer"})),
+    "topicfilter": EndpointOption("string"),
+    "willtopic": EndpointOption("string"),
+    "willmessage": EndpointOption("xid"),
+}
+_EP_311 = {"cleansession": EndpointOption("boolean")}
+_EP_5 = {
+    "cleanstart": EndpointOption("boolean"),
+    "sessionexpiryinterval": EndpointOption("uinteger", maximum=4294967295),
+    "sharedsubscriptiongroup": EndpointOption("string"),
+    "nolocal": EndpointOption("boolean"),
+    "retainaspublished": EndpointOption("boolean"),
+    "retainhandling": EndpointOption("uinteger", values=(0, 1, 2)),
+}
+def _endpoint(
+    protocol: str, mine: dict[str, EndpointOption], theirs: dict[str, EndpointOption]
+) -> EndpointOptions:
+    other = "MQTT/3.1.1" if protocol == "MQTT/5.0" else "MQTT/5.0"
+    return EndpointOptions(
+        protocol=protocol,
+        options={**_EP_COMMON, **mine},
+        aliases={"topic_name": "topic"},
+        other_version={name: other for name in theirs},
+        retired=frozenset({"clientid", "keepalive", "willqos", "willretain"}),
+        schemes=frozenset({"mqtt", "mqtts", "tcp", "ssl", "wss"}),
+        pathless=frozenset({"tcp", "ssl", "wss"}),
+        path_is_topic=True,
+        subscribe_and_consume=True,
+        filters={"topic": "topicfilter"},
+        wildcard=mqtt_wildcard,
+        check=_check_endpoint,
+    )
+
+
+ENDPOINTS = (_endpoint("MQTT/5.0", _EP_5, _EP_311), _endpoint("MQTT/3.1.1", _EP_311, _EP_5))

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from xrgen_runtime.bindings import BINDINGS
+
 from ..catalog_model import LooseStr, NameValueList, OptionsModel
-from ._base import Protocol, SparkLanding, any_version
+from ._base import Protocol, any_version
 
 
 class PulsarOptions(OptionsModel):
@@ -13,6 +15,9 @@ class PulsarOptions(OptionsModel):
     properties: NameValueList = None
 
 
+#: the runtime's declaration of the binding (types, fields, transit fields, Spark landing)
+_RUNTIME = BINDINGS["pulsar"]
+
 PULSAR = Protocol(
     id="PULSAR",
     names=("pulsar",),
@@ -21,13 +26,10 @@ PULSAR = Protocol(
     scalars={"topic": ("topic",), "partition_key": ("partition_key",), "key": ("partition_key",)},
     maps={"properties": "properties"},
     routing=frozenset({"topic", "partition_key", "key"}),
+    runtime=_RUNTIME,
     connection=frozenset(
         {"subscription", "subscription_name", "subscription_type", "tenant", "namespace"}
     ),
     unapplied={"event_time": "the event time is set when the message is sent"},
-    transit=frozenset({"event_time"}),
-    spark=SparkLanding(
-        "pulsar", "decode_pulsar", "Decode landed Pulsar messages (LANDING_SCHEMAS['pulsar'])."
-    ),
 )
 PROTOCOLS = (PULSAR,)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from xrgen_runtime.bindings import BINDINGS
+
 from ..catalog_model import LooseStr, NameValueList, OptionsModel
-from ._base import Protocol, SparkLanding, any_version
+from ._base import Protocol, any_version
 
 
 class RocketMqOptions(OptionsModel):
@@ -11,6 +13,9 @@ class RocketMqOptions(OptionsModel):
     tag: LooseStr = None
     properties: NameValueList = None
 
+
+#: the runtime's declaration of the binding (types, fields, transit fields, Spark landing)
+_RUNTIME = BINDINGS["rocketmq"]
 
 ROCKETMQ = Protocol(
     id="ROCKETMQ",
@@ -20,12 +25,8 @@ ROCKETMQ = Protocol(
     scalars={"topic": ("topic",), "tag": ("tag",)},
     maps={"properties": "properties"},
     routing=frozenset({"topic", "tag"}),
+    runtime=_RUNTIME,
     connection=frozenset({"consumer_group", "consumergroup", "namespace", "endpoints"}),
     unapplied={"keys": "message keys are set when encoding"},
-    spark=SparkLanding(
-        "rocketmq",
-        "decode_rocketmq",
-        "Decode landed RocketMQ messages (LANDING_SCHEMAS['rocketmq']).",
-    ),
 )
 PROTOCOLS = (ROCKETMQ,)

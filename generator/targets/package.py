@@ -10,6 +10,7 @@ from typing import Any
 from .. import formats, ir, literals
 from ..literals import comment, docstring, docstring_text, py_str
 from . import Options, OutputFile
+from . import endpoints as endpoints_target
 from .views import (
     PY_TYPES,
     attr_defs,
@@ -44,6 +45,7 @@ def plan(catalog: ir.Catalog, options: Options) -> list[OutputFile]:
             PurePosixPath("consumer.py"), "python/consumer.py.j2", consumer_context(catalog, head)
         ),
         OutputFile(PurePosixPath("py.typed"), text="", python=False),
+        *endpoints_target.plan(catalog, options, head),
     ]
     files += _proto_modules(catalog, head)
     for module in options.runtime_info().modules:
@@ -237,6 +239,7 @@ def consumer_context(catalog: ir.Catalog, head: str) -> dict[str, Any]:
         "handler_sets": handler_sets,
         "groups": groups,
         "package_bases": package_bases,
+        "endpoints": endpoints_target.dispatchers(catalog),
     }
 
 

@@ -6,12 +6,14 @@ by one package's producer, a ``DecodeError`` raised by any codec and the wire me
 feed the dispatchers of several packages and ``except xrgen_runtime.DecodeError`` catches the
 errors of all of them.
 
-Modules: ``bindings`` (pure codecs, one per protocol binding, plus ``jsonformat``), ``adapters``
-(client libraries: each module imports its library when imported), ``spark`` support in
-``_spark`` (imported by a generated ``spark.py``; needs pyspark). ``_core``, ``_produce`` and
-``_dispatch`` are the engines behind the generated ``producer.py`` and ``consumer.py``; the
-names below load them on first use. ``testing``: in-memory brokers, pytest fixtures and
-example events for the tests of services built on generated packages.
+Modules: ``bindings`` (pure codecs, one per protocol binding, plus ``jsonformat``; the package
+itself is the registry of the bindings' declarations, ``bindings.BINDINGS``), ``adapters``
+(client libraries: each module imports its library when imported), ``formats`` (payload
+codecs), ``spark`` support in ``_spark`` (imported by a generated ``spark.py``; needs
+pyspark). ``_produce`` and ``_dispatch`` are the engines behind the generated ``producer.py``
+and ``consumer.py``; the names below load them (and the modules that define ``Event``,
+``DecodeError`` and the message definitions) on first use. ``testing``: in-memory brokers,
+pytest fixtures and example events for the tests of services built on generated packages.
 
 A generated package calls :func:`require` first, with the version it was generated for.
 """
@@ -24,29 +26,7 @@ from typing import TYPE_CHECKING, Any
 from ._version import __version__
 
 if TYPE_CHECKING:
-    from ._core import (
-        AmqpBinding,
-        AmqpMessage,
-        AttrDef,
-        Binding,
-        DecodeError,
-        Event,
-        HttpBinding,
-        HttpMessage,
-        KafkaBinding,
-        KafkaMessage,
-        MessageDef,
-        MqttBinding,
-        MqttMessage,
-        NatsBinding,
-        NatsMessage,
-        OptionDef,
-        PulsarBinding,
-        PulsarMessage,
-        RocketMqBinding,
-        RocketMqMessage,
-        WireMessage,
-    )
+    from ._definitions import AttrDef, MessageDef, OptionDef
     from ._dispatch import (
         DEAD_LETTER_REASONS,
         DeadLetter,
@@ -54,13 +34,44 @@ if TYPE_CHECKING:
         DispatchResult,
         Handler,
     )
+    from ._errors import DecodeError
+    from ._event import Event
     from ._info import MessageInfo
+    from .bindings import (
+        AmqpBinding,
+        AmqpMessage,
+        Binding,
+        HttpBinding,
+        HttpMessage,
+        KafkaBinding,
+        KafkaMessage,
+        MqttBinding,
+        MqttMessage,
+        NatsBinding,
+        NatsMessage,
+        PulsarBinding,
+        PulsarMessage,
+        RocketMqBinding,
+        RocketMqMessage,
+        WireMessage,
+    )
 
-#: the public names of the engines, imported on first use (``import xrgen_runtime`` alone
-#: loads neither pydantic nor the engines: the pytest plugin of ``testing`` stays cheap)
-_DISPATCH_NAMES = frozenset(
-    {"DEAD_LETTER_REASONS", "DeadLetter", "DispatcherBase", "DispatchResult", "Handler"}
-)
+#: the module of each public name, imported on first use (``import xrgen_runtime`` alone loads
+#: neither pydantic nor the engines: the pytest plugin of ``testing`` stays cheap); the
+#: binding and wire types come from the bindings' declarations
+_HOMES = {
+    "AttrDef": "._definitions",
+    "MessageDef": "._definitions",
+    "OptionDef": "._definitions",
+    "DEAD_LETTER_REASONS": "._dispatch",
+    "DeadLetter": "._dispatch",
+    "DispatcherBase": "._dispatch",
+    "DispatchResult": "._dispatch",
+    "Handler": "._dispatch",
+    "DecodeError": "._errors",
+    "Event": "._event",
+    "MessageInfo": "._info",
+}
 
 __all__ = [
     "DEAD_LETTER_REASONS",
@@ -96,15 +107,13 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("_core", "_dispatch"):  # the engines, as attributes of the package
-        return importlib.import_module("." + name, __name__)
+    if name == "_dispatch":  # the dispatch engine, as an attribute of the package
+        return importlib.import_module("._dispatch", __name__)
     if name not in __all__ or name in ("__version__", "require"):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    if name == "MessageInfo":
-        module = "._info"
-    else:
-        module = "._dispatch" if name in _DISPATCH_NAMES else "._core"
-    value = getattr(importlib.import_module(module, __name__), name)
+    value = getattr(
+        importlib.import_module(_HOMES.get(name, ".bindings"), __name__), name
+    )
     globals()[name] = value
     return value
 

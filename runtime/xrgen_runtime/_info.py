@@ -8,7 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ._core import Event, MessageDef
+from ._definitions import MessageDef
+from ._event import Event
 
 __all__ = ["MessageInfo"]
 

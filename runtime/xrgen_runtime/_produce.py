@@ -2,63 +2,63 @@
 
 An ``Emitter`` is built once per message definition at import time: it precomputes the
 constant attributes (in canonical Python types), compiles the uritemplate attributes and
-protocol options, and picks the protocol's ``*Binding`` class. ``emit`` then only copies the
-constants, expands templates (RFC 6570 level 1: values are percent-encoded), fills ``id``
-(uuid4, ``new_id``) and ``time`` (now, UTC) unless given, validates a dict payload into its model, and
-builds the binding metadata.
+protocol options, and picks the ``*Binding`` class that the protocol's binding declares
+(``xrgen_runtime.bindings.BINDINGS``). ``emit`` then only copies the constants, expands
+templates (RFC 6570 level 1: values are percent-encoded), fills ``id`` (uuid4, ``new_id``) and
+``time`` (now, UTC) unless given, validates a dict payload into its model, and builds the
+binding metadata.
 """
 
 from __future__ import annotations
 
 import base64
+import typing
 from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from ._core import (
-    AmqpBinding,
-    AttrValue,
-    Binding,
-    Event,
-    HttpBinding,
-    KafkaBinding,
-    MessageDef,
-    MqttBinding,
-    NatsBinding,
-    PulsarBinding,
-    RocketMqBinding,
-    UriTemplate,
-    new_id,
-)
+from ._cloudevents import AttrValue
+from ._definitions import MessageDef
+from ._event import Event
+from ._ids import new_id
+from ._uritemplate import UriTemplate
+from .bindings import Binding, by_protocol
 
 M = TypeVar("M")
 
 _UTC = timezone.utc
 _now = datetime.now
 
-_BINDINGS: dict[str, type[Any]] = {
-    "KAFKA": KafkaBinding,
-    "AMQP/1.0": AmqpBinding,
-    "MQTT/5.0": MqttBinding,
-    "MQTT/3.1.1": MqttBinding,
-    "NATS": NatsBinding,
-    "HTTP": HttpBinding,
-    "PULSAR": PulsarBinding,
-    "ROCKETMQ": RocketMqBinding,
-}
-#: binding fields holding a tuple of (name, value) pairs rather than a mapping
-_PAIR_FIELDS = frozenset({"headers", "user_properties", "query"})
-_INT_FIELDS = frozenset(
-    {
-        "qos",
-        "partition",
-        "status",
-        "message_expiry_interval",
-        "payload_format_indicator",
-    }
+#: how an option value becomes the value of a ``*Binding`` field, by the field's type:
+#: ``int``, ``bool``, ``bytes`` (UTF-8 text), name/value pairs with ``bytes`` or ``str``
+#: values (``bytes-pairs``, ``pairs``); any other field takes the value as is (a mapping for
+#: name/value options)
+_KINDS: tuple[tuple[object, str], ...] = (
+    (int, "int"),
+    (int | None, "int"),
+    (bool, "bool"),
+    (bytes | None, "bytes"),
+    (tuple[tuple[str, bytes | None], ...], "bytes-pairs"),
+    (tuple[tuple[str, str], ...], "pairs"),
 )
+#: binding type -> field name -> its kind (see ``_KINDS``)
+_FIELD_KINDS: dict[type, dict[str, str]] = {}
+
+
+def _field_kinds(cls: type | None) -> dict[str, str]:
+    """The kinds of the fields of the binding type ``cls`` (computed once per type)."""
+    if cls is None:
+        return {}
+    kinds = _FIELD_KINDS.get(cls)
+    if kinds is None:
+        hints = typing.get_type_hints(cls)
+        kinds = _FIELD_KINDS[cls] = {
+            name: next((kind for t, kind in _KINDS if hint == t), "value")
+            for name, hint in hints.items()
+        }
+    return kinds
 
 
 def pick(value: str | None, default: str | None, name: str) -> str:
@@ -92,6 +92,7 @@ class Emitter:
         "templates",
         "model",
         "binding_cls",
+        "field_kinds",
         "binding_base",
         "binding_dicts",
         "scalar_templates",
@@ -129,15 +130,20 @@ class Emitter:
             self.prefix[name] = text
             static += 1
         del self.templates[:static]  # the rest, still expanded per call
-        self.binding_cls = _BINDINGS.get(definition.protocol or "")
+        binding = by_protocol(definition.protocol)
+        self.binding_cls = binding.binding_type if binding is not None else None
+        self.field_kinds = _field_kinds(self.binding_cls)
         self._compile_binding(definition)
 
     def _compile_binding(self, definition: MessageDef) -> None:
         """Convert everything that does not depend on placeholder values once."""
         cls = self.binding_cls
-        base: dict[str, Any] = {}
-        if cls is MqttBinding:
-            base["version"] = "3.1.1" if definition.protocol == "MQTT/3.1.1" else "5.0"
+        kinds = self.field_kinds
+        binding = by_protocol(definition.protocol)
+        # the field values the protocol itself implies (MQTT's ``version``)
+        base: dict[str, Any] = (
+            dict(binding.protocols[definition.protocol or ""]) if binding else {}
+        )
         templated = {o.path[0] for o in definition.options if o.template}
         maps: dict[str, dict[str, Any]] = {}
         self.scalar_templates: list[tuple[str, UriTemplate]] = []
@@ -150,14 +156,14 @@ class Emitter:
                 else:
                     self.map_templates.append((field, o.path[1], UriTemplate(o.value)))
             elif len(o.path) == 1:
-                base[field] = _scalar(cls, field, o.value)
+                base[field] = _scalar(kinds, field, o.value)
             else:
                 maps.setdefault(field, {})[o.path[1]] = o.value
         #: constant map fields of fields that also have templates (merged per call)
         self.map_constants = {f: m for f, m in maps.items() if f in templated}
         for field, entries in maps.items():
             if field not in templated:
-                base[field] = _map_field(cls, field, entries)
+                base[field] = _map_field(kinds, field, entries)
         self.binding_base = base
         #: mapping-valued fields are copied per event so events never share a mutable dict
         self.binding_dicts = tuple(f for f, v in base.items() if isinstance(v, dict))
@@ -239,37 +245,41 @@ class Emitter:
         cls = self.binding_cls
         if cls is None or self.fixed_binding is not None:
             return self.fixed_binding
+        kinds = self.field_kinds
         kw = dict(self.binding_base)
         for field in self.binding_dicts:
             kw[field] = dict(kw[field])
         for field, template in self.scalar_templates:
-            kw[field] = _scalar(cls, field, template.expand(values))
+            kw[field] = _scalar(kinds, field, template.expand(values))
         if self.map_templates:
             maps = {f: dict(m) for f, m in self.map_constants.items()}
             for field, key, template in self.map_templates:
                 maps.setdefault(field, {})[key] = template.expand(values)
             for field, entries in maps.items():
-                kw[field] = _map_field(cls, field, entries)
+                kw[field] = _map_field(kinds, field, entries)
         result: Binding = cls(**kw)
         return result
 
 
-def _scalar(cls: type[Any] | None, field: str, value: Any) -> Any:
+def _scalar(kinds: dict[str, str], field: str, value: Any) -> Any:
     """A protocol option value in the type of its binding field."""
-    if field in _INT_FIELDS:
+    kind = kinds.get(field)
+    if kind == "int":
         return int(value)
-    if field == "retain":
+    if kind == "bool":
         return value in (True, "true")
-    if field == "key" and cls is KafkaBinding:
+    if kind == "bytes":
         return str(value).encode()
     return value
 
 
-def _map_field(cls: type[Any] | None, field: str, entries: dict[str, Any]) -> Any:
-    """Name/value options as their binding field: Kafka headers as bytes, pair tuples, or a
-    mapping (AMQP sections, Pulsar/RocketMQ properties)."""
-    if cls is KafkaBinding and field == "headers":
+def _map_field(kinds: dict[str, str], field: str, entries: dict[str, Any]) -> Any:
+    """Name/value options as their binding field: pairs with ``bytes`` values (Kafka
+    headers), pairs of strings, or a mapping (AMQP sections, Pulsar/RocketMQ properties).
+    """
+    kind = kinds.get(field)
+    if kind == "bytes-pairs":
         return tuple((k, str(v).encode()) for k, v in entries.items())
-    if field in _PAIR_FIELDS:
+    if kind == "pairs":
         return tuple((k, str(v)) for k, v in entries.items())
     return dict(entries)

@@ -134,7 +134,7 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
-from ._core import MessageDef, OptionDef
+from ._definitions import MessageDef, OptionDef
 from ._spark_payloads import CONNECTORS, PayloadSpec, connector_present, decode_batches
 from .formats import codec_for, wire_format
 

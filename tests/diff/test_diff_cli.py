@@ -144,7 +144,7 @@ def _versions_catalog(
                         "versions": {
                             vid: {
                                 "versionid": vid,
-                                **({"ancestor": anc} if anc else {}),
+                                **({"ancestorid": anc} if anc else {}),
                                 "schema": {"type": "record", "name": "S", "fields": fields},
                             }
                             for vid, (anc, fields) in versions.items()

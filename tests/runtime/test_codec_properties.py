@@ -47,7 +47,7 @@ def codec(rt: ModuleType, name: str) -> ModuleType:
 
 
 def expected(rt: ModuleType, name: str, mode: str, attrs: dict[str, Any]) -> dict[str, Any]:
-    canon = rt._core.to_canonical
+    canon = importlib.import_module(rt.__name__ + "._attributes").to_canonical
     out = {}
     for key, value in attrs.items():
         if key == "time":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from datetime import datetime, timedelta, timezone
 from types import ModuleType
 from typing import Any
@@ -72,7 +73,8 @@ def expected_attributes(name: str, mode: str, attrs: dict[str, Any]) -> dict[str
 @pytest.fixture(autouse=True)
 def _canon(runtime_package: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
     mod = ModuleType("rtcanon")
-    mod.canonical = runtime_package._core.to_canonical  # type: ignore[attr-defined]
+    attributes = importlib.import_module(runtime_package.__name__ + "._attributes")
+    mod.canonical = attributes.to_canonical  # type: ignore[attr-defined]
     monkeypatch.setitem(__import__("sys").modules, "rtcanon", mod)
 
 

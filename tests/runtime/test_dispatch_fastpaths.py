@@ -23,6 +23,17 @@ def dp(runtime_package: ModuleType) -> ModuleType:
     return importlib.import_module(runtime_package.__name__ + "._dispatch")
 
 
+@pytest.fixture(scope="module")
+def mt(runtime_package: ModuleType) -> ModuleType:
+    """The module that compiles and matches definitions."""
+    return importlib.import_module(runtime_package.__name__ + "._match")
+
+
+@pytest.fixture(scope="module")
+def patterns(runtime_package: ModuleType) -> ModuleType:
+    return importlib.import_module(runtime_package.__name__ + "._patterns")
+
+
 TEMPLATES = (
     "/synth/g000/devices/{deviceid}",  # one placeholder: the fast path
     "{whole}",
@@ -35,11 +46,13 @@ PARAMS = st.dictionaries(st.sampled_from(["deviceid", "whole", "x", "y", "z"]), 
 
 
 def general_fill(
-    dp: ModuleType, pattern: Any, text: str, params: dict[str, str]
+    patterns: ModuleType, template: str, text: str, params: dict[str, str]
 ) -> bool:
-    """What ``_Pattern.fill`` does without its one-placeholder shortcut."""
-    found = pattern.template.match(text, params)
-    return found is not None and dp._merge(params, found)
+    """What ``Pattern.fill`` does without its one-placeholder shortcut: the general path
+    (``UriTemplate.match``), taken by a pattern of the same template without ``single``."""
+    general = patterns.Pattern(template)
+    general.single = None
+    return bool(general.fill(text, params))
 
 
 @settings(max_examples=400, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -50,13 +63,13 @@ def general_fill(
     raw=st.one_of(st.none(), VALUES),
 )
 def test_pattern_fill_equals_template_match(
-    dp: ModuleType,
+    patterns: ModuleType,
     template: str,
     values: list[str],
     params: dict[str, str],
     raw: str | None,
 ) -> None:
-    pattern = dp._Pattern(template)
+    pattern = patterns.Pattern(template)
     assert (pattern.single is not None) == (template.count("{") == 1)
     if raw is None:  # a text built from the template, so that it usually fits
         text = template
@@ -68,7 +81,7 @@ def test_pattern_fill_equals_template_match(
         text = raw
     fast, general = dict(params), dict(params)
     ok = pattern.fill(text, fast)
-    assert ok == general_fill(dp, pattern, text, general)
+    assert ok == general_fill(patterns, template, text, general)
     if ok:  # on failure the partly filled params are thrown away
         assert fast == general
 
@@ -91,24 +104,24 @@ def test_pattern_fill_equals_template_match(
     ],
 )
 def test_pattern_fill_table(
-    dp: ModuleType,
+    patterns: ModuleType,
     template: str,
     text: str,
     params: dict[str, str],
     expected: dict[str, str] | None,
 ) -> None:
-    pattern = dp._Pattern(template)
+    pattern = patterns.Pattern(template)
     fast, general = dict(params), dict(params)
     ok = pattern.fill(text, fast)
-    assert ok == general_fill(dp, pattern, text, general) == (expected is not None)
+    assert ok == general_fill(patterns, template, text, general) == (expected is not None)
     if expected is not None:
         assert fast == general == expected
 
 
 def reference_match(
-    dp: ModuleType, c: Any, attrs: dict[str, Any], binding: object, family: str | None
+    mt: ModuleType, c: Any, attrs: dict[str, Any], binding: object, family: str | None
 ) -> dict[str, str] | None:
-    """``_Def.match`` with every check run, none skipped by the flags."""
+    """``CompiledDef.match`` with every check run, none skipped by the flags."""
     if c.family is not None and c.family != family:
         return None
     if not c._attributes_fit(attrs):
@@ -116,7 +129,7 @@ def reference_match(
     params: dict[str, str] = {}
     for name, pattern in c.templates:
         value = attrs.get(name)
-        text = value if isinstance(value, str) else dp._canonical_or_none(value)
+        text = value if isinstance(value, str) else mt._canonical_or_none(value)
         if text is None or not pattern.fill(text, params):
             return None
     return params if c._options_fit(attrs, binding, params) else None
@@ -166,7 +179,7 @@ ATTRS = st.fixed_dictionaries(
 )
 def test_match_equals_reference(
     runtime_package: ModuleType,
-    dp: ModuleType,
+    mt: ModuleType,
     attrs: dict[str, Any],
     topic: str,
     key: bytes | None,
@@ -174,18 +187,18 @@ def test_match_equals_reference(
 ) -> None:
     binding = runtime_package.KafkaBinding(topic, key, 0, ())
     for defn in match_defs(runtime_package):
-        c = dp._Def(defn, 0)
+        c = mt.CompiledDef(defn, 0)
         assert c.checks_attributes == bool(
             c.required or c.constants or c.content_type is not None
         )
-        expected = reference_match(dp, c, attrs, binding, family)
+        expected = reference_match(mt, c, attrs, binding, family)
         assert c.match(attrs, binding, family) == expected, defn.id
 
 
-def test_match_fast_path_flags(runtime_package: ModuleType, dp: ModuleType) -> None:
+def test_match_fast_path_flags(runtime_package: ModuleType, mt: ModuleType) -> None:
     """Each definition of ``match_defs`` exercises the path its comment says."""
     flags = [
-        (dp._Def(d, 0).checks_attributes, bool(dp._Def(d, 0).options))
+        (mt.CompiledDef(d, 0).checks_attributes, bool(mt.CompiledDef(d, 0).options))
         for d in match_defs(runtime_package)
     ]
     assert flags == [
@@ -220,28 +233,30 @@ class Body(BaseModel):
     ],
 )
 def test_payload_content_type_shortcut(
-    runtime_package: ModuleType, dp: ModuleType, ct: object
+    runtime_package: ModuleType, mt: ModuleType, ct: object
 ) -> None:
     """``payload`` skips ``is_json_content_type`` for ``application/json`` only, and
     rejects exactly the string content types that function calls non-JSON."""
     defn = runtime_package.MessageDef("m", "g", "CloudEvents/1.0", "t", model=Body)
-    c = dp._Def(defn, 0)
+    c = mt.CompiledDef(defn, 0)
     attrs: dict[str, Any] = {"type": "t"}
     if ct is not None:
         attrs["datacontenttype"] = ct
     event = runtime_package.Event(attrs, b'{"n": 1}', None)
-    json_ct = not isinstance(ct, str) or runtime_package._core.is_json_content_type(ct)
+    json_ct = not isinstance(ct, str) or importlib.import_module(runtime_package.__name__ + "._media").is_json_content_type(ct)
     if json_ct:
         assert c.payload(event) == Body(n=1)
     else:
-        with pytest.raises(dp._Invalid, match="is not JSON"):
+        payload = importlib.import_module(runtime_package.__name__ + "._payload")
+        with pytest.raises(payload.Invalid, match="is not JSON"):
             c.payload(event)
 
 
-def test_pending_dead_has_no_subclasses(dp: ModuleType) -> None:
-    """``_run_sync`` and ``dispatch`` test ``type(x) is _PendingDead`` (cheaper than
+def test_pending_dead_has_no_subclasses(runtime_package: ModuleType) -> None:
+    """``_run_sync`` and ``dispatch`` test ``type(x) is PendingDead`` (cheaper than
     ``isinstance``): the same test only while nothing subclasses it."""
-    assert dp._PendingDead.__subclasses__() == []
+    outcome = importlib.import_module(runtime_package.__name__ + "._outcome")
+    assert outcome.PendingDead.__subclasses__() == []
 
 
 @pytest.mark.parametrize("typed", [False, True])

@@ -36,8 +36,8 @@ from xrgen_runtime import (
     PulsarMessage,
     RocketMqMessage,
 )
-from xrgen_runtime._core import CACHE_KEY_MAX, DETAIL_MAX
 from xrgen_runtime._dispatch import DEAD_LETTER_REASONS, DispatcherBase
+from xrgen_runtime._limits import CACHE_KEY_MAX, DETAIL_MAX
 
 #: seconds one input may take (a loaded 2-core CI runner; the slowest honest input is a few
 #: megabytes of text copied a few times: well under 0.1 s)
@@ -371,8 +371,8 @@ def test_caches_stay_bounded_in_bytes() -> None:
     reasons: set[str] = set()
     d = DispatcherBase(definitions(), dead_letter=lambda _m, r, _d: reasons.add(r))
     common = importlib.import_module("xrgen_runtime.bindings._common")
-    core = importlib.import_module("xrgen_runtime._core")
-    dispatch = importlib.import_module("xrgen_runtime._dispatch")
+    media = importlib.import_module("xrgen_runtime._media")
+    match = importlib.import_module("xrgen_runtime._match")
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
     for i in range(60):
@@ -401,14 +401,17 @@ def test_caches_stay_bounded_in_bytes() -> None:
     assert reasons == {"decode-error", "no-match"}
     caches: list[Any] = [
         common._MODES,
-        core._JSON_TYPES,
-        core._MEDIA_TYPES_OK,
-        dispatch._MEDIA_TYPES,
+        media._JSON_TYPES,
+        media._MEDIA_TYPES_OK,
+        match._MEDIA_TYPES,
     ]
-    for module in ("kafka", "http", "nats", "mqtt", "amqp", "jsonformat"):
+    properties = importlib.import_module("xrgen_runtime.bindings._properties")
+    for module in ("kafka", "http", "nats", "mqtt", "amqp", "pulsar", "rocketmq", "jsonformat"):
         codec = importlib.import_module(f"xrgen_runtime.bindings.{module}")
         for value in vars(codec).values():
-            if isinstance(value, common.HeaderNames):
+            if isinstance(value, properties.PropertyMap):
+                caches += [value.entries.cache, value.names.out]
+            elif isinstance(value, common.HeaderNames):
                 caches.append(value.cache)
             elif isinstance(value, common.WireNames):
                 caches.append(value.out)

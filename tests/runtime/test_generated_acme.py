@@ -19,7 +19,7 @@ def test_every_message_has_a_sample(acme: ModuleType) -> None:
 def test_produce_encode_decode_dispatch(acme: ModuleType, message_id: str) -> None:
     import importlib
 
-    canonical = importlib.import_module("xrgen_runtime._core").to_canonical
+    canonical = importlib.import_module("xrgen_runtime._attributes").to_canonical
     info = acme.MESSAGES[message_id]
     data, kwargs = SAMPLES[message_id]
     event = info.create(data, **kwargs)

@@ -57,3 +57,23 @@ def test_round_trip_through_every_codec(hostile: ModuleType) -> None:
     for mode in ("binary", "structured"):
         assert d.dispatch(kafka.encode(ev, mode=mode)), dead
     assert got == [{"class": "c", "def": "d", "import": "i"}] * 2
+
+
+def test_endpoint_text_stays_data(hostile: ModuleType) -> None:
+    """Quotes, backslashes and newlines in endpoint ids, descriptions, addresses and options
+    reach the endpoint objects as they are written, and generate no code of their own."""
+    evil = hostile.ENDPOINTS['evil."""endpoint\\n']
+    assert evil is hostile.endpoints.endpoint_n
+    assert evil.description == "'''\"\"\" import os; os.system('rm -rf /') # \\ \n second line"
+    assert evil.channel == '"); raise SystemExit("'
+    assert evil.uris == ('https://example.com/"""\\n{host}',) and evil.placeholders == ("host",)
+    assert evil.authorization[0].mechanism == 'PLAIN"""\\'
+    assert '"""' in (evil.dispatcher_class.__doc__ or "")
+    keyword = hostile.ENDPOINTS["class"]
+    assert keyword is hostile.endpoints.class_
+    assert keyword.dispatcher_class is hostile.consumer.ClassEndpointDispatcher
+    assert keyword.message_ids == ("None",)
+    options = hostile.endpoints.options.options
+    assert options["consumergroup"] == "g'\"\\"
+    assert dict(options["headers"]) == {'x-evil"\\': '"""{def}'}
+    assert options["keyserializer"] == "'''\"\"\" \\"

@@ -98,7 +98,8 @@ def test_endpoint_and_group_defaults(pkg: ModuleType) -> None:
 def test_routing_diagnostics(tmp_path: Any) -> None:
     result = api.generate([str(CATALOG)], "r", formatter=Formatter(cache_dir=tmp_path))
     found = {(d.code, d.pointer) for d in result.diagnostics}
-    assert ("XRG207", "/endpoints/ep.mqtt.two/protocoloptions/topic_name") in found
+    assert ("XRG207", "/endpoints/ep.mqtt.two/protocoloptions/topic") in found
     assert ("XRG208", "/messagegroups/routing.ep.multi") in found
-    assert ("XRG209", "/endpoints/ep.nats.consumer/protocoloptions/subject") in found
+    # a consumer's wildcard subject is its subscription filter, not its messages' subject
+    assert ("XRG117", "/endpoints/ep.nats.consumer/protocoloptions/subject") in found
     assert not any(d.code in ("XRG174", "XRG175") for d in result.diagnostics)

@@ -105,7 +105,7 @@ class Catalog:
 
         from xrgen.formats.jsonschema import spark_type as json_schema_to_spark
 
-        core = rt._core
+        core = rt
         self.rt = rt
         self.kafka = importlib.import_module(rt.__name__ + ".bindings.kafka")
         A = core.AttrDef
@@ -165,7 +165,7 @@ class Catalog:
         topic: str = "readings",
         **attrs: Any,
     ) -> Any:
-        core = self.rt._core
+        core = self.rt
         attributes = {
             "specversion": "1.0",
             "id": attrs.pop("id", "e-1"),

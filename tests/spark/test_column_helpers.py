@@ -125,7 +125,7 @@ def test_timestamp_attributes_parse_as_the_codecs_do(
     the same instant."""
     from pyspark.sql import functions as F
 
-    core = runtime_package._core
+    core = importlib.import_module(runtime_package.__name__ + "._time")
 
     def python(text: str) -> Any:
         try:

@@ -264,7 +264,7 @@ def test_avro_payloads(catalog: Any, kafka_df: Any, spark_rt: Any, spark: Any) -
     from dataclasses import replace
 
     kafka = catalog.kafka
-    core = catalog.rt._core
+    core = catalog.rt
     alarm_def = catalog.defs[1]
     avro_ct = core.AttrDef("datacontenttype", "string", False, "application/avro")
     defn = replace(
@@ -398,7 +398,7 @@ def test_structured_envelope_verdicts_match_the_dispatcher(
     ct = [("content-type", b"application/cloudevents+json")]
     cases = _STRUCTURED + ([_JSON_STRING_DATA] if layout != "data as text" else [])
     messages = [
-        rt._core.KafkaMessage("alarms", None, body.encode(), tuple(ct), 0)
+        rt.KafkaMessage("alarms", None, body.encode(), tuple(ct), 0)
         for body, _ in cases
     ]
     from dataclasses import replace
@@ -469,7 +469,7 @@ def test_a_type_member_twice_selecting_two_envelope_variants_is_dead_lettered(
         head + '"type":"com.acme.Nope","type":"com.acme.Blob","data":{"code":3}}',
     ]
     rows = [
-        catalog.row(rt._core.KafkaMessage("alarms", None, b.encode(), ct, 0), n)
+        catalog.row(rt.KafkaMessage("alarms", None, b.encode(), ct, 0), n)
         for n, b in enumerate(bodies)
     ]
     outputs, dead = spark_rt.decode_kafka(kafka_df(rows), catalog.defs, catalog.schemas)

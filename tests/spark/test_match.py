@@ -17,7 +17,7 @@ BULK = [f"bulk.{i}" if i % 3 else f"bulk.é{i}\U0001f600" for i in range(40)]
 
 
 def _defs(rt: ModuleType) -> list[Any]:
-    core = rt._core
+    core = rt
     A = core.AttrDef
 
     def ce(ce_type: str, source: str | None, kind: str = "string") -> Any:
@@ -165,7 +165,7 @@ def test_protocol_bound_variant_is_matched_before_its_earlier_base(
 ) -> None:
     """The dispatcher's most-specific rule: a definition bound to the wire's protocol comes
     before a protocol-less one, whatever the catalog order; on other wires it is left out."""
-    core = runtime_package._core
+    core = runtime_package
     base = core.MessageDef(
         id="base",
         group="g",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import pytest
@@ -161,7 +162,8 @@ def test_template_regex_is_java_and_matches_like_uritemplate(
     ]
     df = spark.createDataFrame([(t,) for t in texts], "t string")
     got = [r[0] for r in df.select(F.col("t").rlike(regex)).collect()]
-    tpl = runtime_package._core.UriTemplate("/plants/{plant}/s/{sensor}.{plant}")
+    uritemplate = importlib.import_module(runtime_package.__name__ + "._uritemplate")
+    tpl = uritemplate.UriTemplate("/plants/{plant}/s/{sensor}.{plant}")
     assert (
         got == [tpl.match(t) is not None for t in texts] == [True, False, False, False]
     )

@@ -132,7 +132,7 @@ def _landing_rows(catalog: Any, binding: str) -> list[dict[str, Any]]:
     """Rows of the landing shape from messages encoded by the runtime codecs (both modes)."""
     rt = catalog.rt
     codec = _wire(rt, binding)
-    core = rt._core
+    core = rt
     rows = []
     for i, mode in enumerate(["binary", "structured"]):
         ev = catalog.event("com.acme.Alarm", {"code": i}, "/alarms", id=f"{binding}{i}")
@@ -257,7 +257,7 @@ def test_percent_encoding_verdicts_match_the_codecs(
 ) -> None:
     """Invalid percent-encoding in an attribute header dead-letters like the codec rejects it."""
     codec = _wire(catalog.rt, binding)
-    core = catalog.rt._core
+    core = catalog.rt
     event = catalog.event("com.acme.Alarm", {"code": 1}, "/alarms", id="x")
     event.binding = (
         core.NatsBinding(subject="alarms")

@@ -179,17 +179,11 @@ def test_kafka_key_base64_of_text_is_the_key() -> None:
     assert got == {} and codes == ["/m/protocoloptions/key_base64 XRG174"]
 
 
-def test_endpoint_defaults() -> None:
+def test_group_defaults() -> None:
     mqtt = lookup("MQTT/5.0")
     assert mqtt is not None
-    ep = protocols.flatten_endpoint_options(
-        {
-            "options": {"topic_name": "a/b", "qos": 1},
-            "deployed": False,
-            "user_properties": [{"name": "k", "value": "v"}],
-        }
-    )
-    d = protocols.defaults(mqtt, ep)
+    group = {"topic_name": "a/b", "qos": 1, "user_properties": [{"name": "k", "value": "v"}]}
+    d = protocols.defaults(mqtt, group)
     assert d == {"topic_name": "a/b", "qos": 1, "user_properties": {"k": {"value": "v"}}}
     merged = protocols.with_defaults(mqtt, {"qos": 0, "user_properties": {"m": "w"}}, d)
     assert merged == {
@@ -198,12 +192,15 @@ def test_endpoint_defaults() -> None:
         "user_properties": {"k": {"value": "v"}, "m": "w"},
     }
     assert protocols.defaults(mqtt, {"topic_name": "a/#"}) == {}
-    assert protocols.filters(mqtt, {"topic_name": "a/+/c,d"}) == ["topic_name"]
-    nats = lookup("NATS")
-    assert nats is not None
-    assert protocols.filters(nats, {"subject": "a.*.c"}) == ["subject"]
-    assert protocols.filters(nats, {"subject": "a.b.>"}) == ["subject"]
-    assert protocols.filters(nats, {"subject": "a.{b}.c"}) == []
+
+
+def test_endpoint_filters_and_wildcards() -> None:
+    mqtt = protocols.ENDPOINT_OPTIONS["MQTT/5.0"]
+    assert mqtt.wildcard("a/+/c") and mqtt.wildcard("a/#") and not mqtt.wildcard("a/{b}/c")
+    assert mqtt.is_filter("a/b,c/d") and not mqtt.is_filter("a/b")
+    nats = protocols.ENDPOINT_OPTIONS["NATS"]
+    assert nats.wildcard("a.*.c") and nats.wildcard("a.b.>") and nats.wildcard("a.{b}.>")
+    assert not nats.wildcard("a.{b}.c") and not nats.wildcard("a.b*.c")
 
 
 def test_amqp_fixed_sections_take_their_field_names() -> None:

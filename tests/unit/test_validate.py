@@ -498,19 +498,26 @@ def test_default_version_must_exist(check: Any) -> None:
 
 
 @pytest.mark.parametrize(
-    ("usage", "protocol", "ok"),
+    ("usage", "protocol", "code"),
     [
-        (["producer"], "KAFKA", True),
-        (["subscriber", "consumer"], "MQTT/5.0", True),
-        (["subscriber", "consumer"], "HTTP", False),
-        (["producer", "consumer"], "AMQP/1.0", False),
-        (["publisher"], "NATS", False),
-        ([], "NATS", False),
+        (["producer"], "KAFKA", None),
+        (["subscriber", "consumer"], "MQTT/5.0", None),
+        (["subscriber", "consumer"], "NATS", None),
+        (["subscriber", "consumer"], "HTTP", "XRG179"),
+        (["subscriber", "consumer"], "KAFKA", "XRG178"),
+        (["subscriber", "consumer"], "PULSAR", "XRG178"),
+        (["producer", "consumer"], "AMQP/1.0", "XRG177"),
+        (["publisher"], "NATS", "XRG172"),
+        ([], "NATS", "XRG172"),
     ],
 )
-def test_endpoint_usage(check: Any, usage: list[str], protocol: str, ok: bool) -> None:
+def test_endpoint_usage(check: Any, usage: list[str], protocol: str, code: str | None) -> None:
     got = check({"endpoints": {"e": {"usage": usage, "protocol": protocol}}})
-    assert got == ([] if ok else ["/endpoints/e/usage: error XRG172"])
+    assert got == ([] if code is None else [f"/endpoints/e/usage: error {code}"])
+
+
+def test_endpoint_usage_is_required(check: Any) -> None:
+    assert check({"endpoints": {"e": {"protocol": "NATS"}}}) == ["/endpoints/e: error XRG176"]
 
 
 def test_endpoint_envelope_options(check: Any) -> None:
@@ -519,7 +526,7 @@ def test_endpoint_envelope_options(check: Any) -> None:
         "envelope": "CloudEvents/1.0",
         "envelopeoptions": {"mode": "binary", "format": "application/cloudevents+json"},
     }
-    assert check({"endpoints": {"e": ep}}) == ["/endpoints/e/envelopeoptions/format: error XRG173"]
+    assert check({"endpoints": {"e": ep}}) == ["/endpoints/e/envelopeoptions/format: error XRG181"]
     ep["envelopeoptions"] = {"mode": "batched"}
     assert check({"endpoints": {"e": ep}}) == ["/endpoints/e/envelopeoptions/mode: error XRG173"]
 

@@ -1,6 +1,6 @@
 """Client adapters: move wire messages between the codecs and real client libraries.
 
-Adapters only move ``*Message`` values (``_core``): encoding stays in ``bindings/``, matching
+Adapters only move ``*Message`` values (``bindings``): encoding stays in ``bindings/``, matching
 and validation in the dispatchers. Each adapter module imports its client library when the
 module itself is imported, so ``import <package>`` never needs any client library; import
 the adapter you use (``from <package>.adapters import kafka``).
@@ -45,4 +45,9 @@ Modules:
 - ``rocketmq``: ``to_rocketmq_message(msg)``, ``from_rocketmq_message(view)``,
   ``RocketMqSender(endpoints, topics)`` and ``RocketMqReceiver(endpoints, group, topics)``
   (rocketmq-python-client v5, gRPC proxy protocol).
+
+One module per binding, named by the binding's declaration
+(``xrgen_runtime.bindings.BINDINGS[name].adapter_module``); ``_sender`` holds what the senders
+share (``close`` flushes, then releases the client; context managers), ``_loop`` the receive
+loops.
 """

@@ -26,8 +26,9 @@ import cproton  # type: ignore[import-untyped,import-not-found,unused-ignore]
 import proton  # type: ignore[import-untyped,import-not-found,unused-ignore]
 from proton.utils import BlockingConnection  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
-from .._core import AmqpMessage
+from ..bindings import AmqpMessage
 from ._loop import PollingReceiver
+from ._sender import Sender
 
 __all__ = [
     "AmqpDeliveryError",
@@ -223,7 +224,7 @@ def from_proton(message: Any, address: str | None = None) -> AmqpMessage:
 # --------------------------------------------------------------------------------------------
 
 
-class AmqpSender:
+class AmqpSender(Sender):
     """Send ``AmqpMessage`` values over one AMQP 1.0 connection.
 
     Each message goes to ``msg.address`` or, when that is ``None``, to ``address`` (one link
@@ -285,18 +286,9 @@ class AmqpSender:
         if failed:
             raise AmqpDeliveryError(f"{failed} AMQP message(s) not accepted")
 
-    def close(self, timeout: float = 30.0) -> None:
-        """Flush and close the connection."""
-        try:
-            self.flush(timeout)
-        finally:
-            self._conn.close()
-
-    def __enter__(self) -> AmqpSender:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def _release(self) -> None:
+        """Close the connection."""
+        self._conn.close()
 
 
 class AmqpReceiver(PollingReceiver[Any, AmqpMessage]):

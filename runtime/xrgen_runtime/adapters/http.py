@@ -18,7 +18,8 @@ from typing import Any
 
 import httpx  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
-from .._core import HttpMessage
+from ..bindings import HttpMessage
+from ._sender import AsyncSender, Sender
 
 __all__ = ["AsgiReceiver", "AsyncHttpSender", "HttpSender", "from_response"]
 
@@ -38,7 +39,7 @@ def from_response(response: Any, method: str, path: str) -> HttpMessage:
     )
 
 
-class HttpSender:
+class HttpSender(Sender):
     """Send ``HttpMessage`` requests with a (pooled) ``httpx.Client``."""
 
     __slots__ = ("_client",)
@@ -55,21 +56,12 @@ class HttpSender:
         )
         return from_response(response, msg.method, msg.path)
 
-    def flush(self, timeout: float = 30.0) -> None:
-        """Nothing is buffered: ``send`` returns the response."""
-
-    def close(self) -> None:
+    def _release(self) -> None:
         """Close the connection pool."""
         self._client.close()
 
-    def __enter__(self) -> HttpSender:
-        return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-class AsyncHttpSender:
+class AsyncHttpSender(AsyncSender):
     """Send ``HttpMessage`` requests with an ``httpx.AsyncClient``."""
 
     __slots__ = ("_client",)
@@ -88,18 +80,9 @@ class AsyncHttpSender:
         )
         return from_response(response, msg.method, msg.path)
 
-    async def flush(self, timeout: float = 30.0) -> None:
-        """Nothing is buffered: ``send`` returns the response."""
-
     async def close(self) -> None:
         """Close the connection pool."""
         await self._client.aclose()
-
-    async def __aenter__(self) -> AsyncHttpSender:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
 
 
 class AsgiReceiver:

@@ -17,8 +17,9 @@ from typing import Any
 
 import confluent_kafka  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
-from .._core import KafkaMessage
+from ..bindings import KafkaMessage
 from ._loop import PollingReceiver
+from ._sender import Sender
 
 __all__ = ["KafkaDelivery", "KafkaDeliveryError", "KafkaReceiver", "KafkaSender"]
 
@@ -46,7 +47,7 @@ class KafkaDeliveryError(Exception):
 DeliveryCallback = Callable[[KafkaMessage, "KafkaDelivery | KafkaDeliveryError"], None]
 
 
-class KafkaSender:
+class KafkaSender(Sender):
     """Produce ``KafkaMessage`` values with a confluent-kafka ``Producer``.
 
     ``config`` is librdkafka configuration (``bootstrap.servers``, ``acks``, ...).
@@ -123,19 +124,10 @@ class KafkaSender:
         if remaining:
             raise TimeoutError(f"{remaining} Kafka message(s) still in flight")
 
-    def close(self, timeout: float = 30.0) -> None:
-        """Flush and stop the poll thread; the producer is released with the sender."""
-        try:
-            self.flush(timeout)
-        finally:
-            self._closed.set()
-            self._poller.join()
-
-    def __enter__(self) -> KafkaSender:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def _release(self) -> None:
+        """Stop the poll thread; the producer is released with the sender."""
+        self._closed.set()
+        self._poller.join()
 
 
 def from_confluent(record: Any) -> KafkaMessage:

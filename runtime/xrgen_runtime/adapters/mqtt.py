@@ -21,8 +21,9 @@ from paho.mqtt.enums import CallbackAPIVersion  # type: ignore[import-untyped,im
 from paho.mqtt.packettypes import PacketTypes  # type: ignore[import-untyped,import-not-found,unused-ignore]
 from paho.mqtt.properties import Properties as _Properties  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
-from .._core import MqttMessage
+from ..bindings import MqttMessage
 from ._loop import PollingReceiver
+from ._sender import Sender
 
 __all__ = [
     "MqttPublishError",
@@ -137,7 +138,7 @@ def _connect(
         raise ConnectionRefusedError(f"MQTT broker {host}:{port} refused: {refused[0]}")
 
 
-class MqttSender:
+class MqttSender(Sender):
     """Publish ``MqttMessage`` values on one connection of the given MQTT ``version``.
 
     ``send`` returns a future resolved when the broker acknowledged the message (QoS 1/2) or
@@ -200,19 +201,10 @@ class MqttSender:
         for future in futures:
             future.result(timeout)
 
-    def close(self, timeout: float = 30.0) -> None:
-        """Flush, disconnect and stop the network thread."""
-        try:
-            self.flush(timeout)
-        finally:
-            self._client.disconnect()
-            self._client.loop_stop()
-
-    def __enter__(self) -> MqttSender:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def _release(self) -> None:
+        """Disconnect and stop the network thread."""
+        self._client.disconnect()
+        self._client.loop_stop()
 
 
 def _resolve(future: Future[None], reason: Any) -> None:

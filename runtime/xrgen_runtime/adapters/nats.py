@@ -19,8 +19,9 @@ from typing import Any
 import nats as nats_client  # type: ignore[import-untyped,import-not-found,unused-ignore]
 from nats.errors import TimeoutError as NatsTimeoutError  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
-from .._core import NatsMessage
+from ..bindings import NatsMessage
 from ._loop import AsyncPollingReceiver
+from ._sender import AsyncSender
 
 __all__ = [
     "JetStreamReceiver",
@@ -63,7 +64,7 @@ async def _connect(servers: Servers, options: dict[str, Any]) -> Any:
     )
 
 
-class NatsSender:
+class NatsSender(AsyncSender):
     """Publish ``NatsMessage`` values with core NATS (fire and forget, buffered)."""
 
     __slots__ = ("_nc", "_owned")
@@ -96,12 +97,6 @@ class NatsSender:
             await self._nc.drain()
         else:
             await self._nc.flush()
-
-    async def __aenter__(self) -> NatsSender:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
 
 
 class NatsReceiver(AsyncPollingReceiver[Any, NatsMessage]):
@@ -143,7 +138,7 @@ class NatsReceiver(AsyncPollingReceiver[Any, NatsMessage]):
             await self._nc.close()
 
 
-class JetStreamSender:
+class JetStreamSender(AsyncSender):
     """Publish ``NatsMessage`` values to JetStream; ``send`` returns the stream's ``PubAck``."""
 
     __slots__ = ("_nc", "_js", "_owned", "_timeout")
@@ -170,19 +165,10 @@ class JetStreamSender:
             headers=headers_dict(msg.headers),
         )
 
-    async def flush(self, timeout: float = 30.0) -> None:
-        """Nothing is buffered: every ``send`` already waited for its ``PubAck``."""
-
     async def close(self) -> None:
         """Close the connection when the sender opened it."""
         if self._owned:
             await self._nc.drain()
-
-    async def __aenter__(self) -> JetStreamSender:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
 
 
 class JetStreamReceiver(AsyncPollingReceiver[Any, NatsMessage]):

@@ -16,8 +16,9 @@ from typing import Any
 
 import pulsar as pulsar_client  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
-from .._core import PulsarMessage
+from ..bindings import PulsarMessage
 from ._loop import PollingReceiver
+from ._sender import Pending, Sender
 
 __all__ = ["PulsarSendError", "PulsarReceiver", "PulsarSender", "from_pulsar"]
 
@@ -37,10 +38,10 @@ def from_pulsar(message: Any) -> PulsarMessage:
     )
 
 
-class PulsarSender:
+class PulsarSender(Sender):
     """Send ``PulsarMessage`` values; ``producer_options`` go to ``create_producer``."""
 
-    __slots__ = ("_client", "_producers", "_options", "_futures")
+    __slots__ = ("_client", "_producers", "_options", "_pending")
 
     def __init__(
         self,
@@ -52,7 +53,7 @@ class PulsarSender:
         self._client: Any = pulsar_client.Client(service_url, **(client_options or {}))
         self._producers: dict[str, Any] = {}
         self._options = {"block_if_queue_full": True, **(producer_options or {})}
-        self._futures: list[Future[Any]] = []
+        self._pending = Pending()
 
     def _producer(self, topic: str) -> Any:
         producer = self._producers.get(topic)
@@ -79,29 +80,18 @@ class PulsarSender:
             partition_key=msg.partition_key,
             event_timestamp=msg.event_time,
         )
-        self._futures.append(future)
+        self._pending.add(future)
         return future
 
     def flush(self, timeout: float = 30.0) -> None:
         """Wait until every message sent so far is persisted; raise the first failure."""
         for producer in self._producers.values():
             producer.flush()
-        futures, self._futures = self._futures, []
-        for future in futures:
-            future.result(timeout)
+        self._pending.wait(timeout)
 
-    def close(self, timeout: float = 30.0) -> None:
-        """Flush, then close the producers and the client."""
-        try:
-            self.flush(timeout)
-        finally:
-            self._client.close()
-
-    def __enter__(self) -> PulsarSender:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def _release(self) -> None:
+        """Close the producers and the client."""
+        self._client.close()
 
 
 class PulsarReceiver(PollingReceiver[Any, PulsarMessage]):

@@ -20,8 +20,9 @@ from typing import Any
 
 import rocketmq as rocketmq_client  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
-from .._core import RocketMqMessage
+from ..bindings import RocketMqMessage
 from ._loop import PollingReceiver
+from ._sender import Pending, Sender
 
 __all__ = [
     "RocketMqReceiver",
@@ -66,10 +67,10 @@ def _configuration(endpoints: str, access_key: str, secret_key: str) -> Any:
     )
 
 
-class RocketMqSender:
+class RocketMqSender(Sender):
     """Send ``RocketMqMessage`` values through a started ``rocketmq.Producer``."""
 
-    __slots__ = ("_producer", "_futures")
+    __slots__ = ("_producer", "_pending")
 
     def __init__(
         self,
@@ -82,32 +83,21 @@ class RocketMqSender:
         config = _configuration(endpoints, access_key, secret_key)
         self._producer: Any = rocketmq_client.Producer(config, tuple(topics))
         self._producer.startup()
-        self._futures: list[Future[Any]] = []
+        self._pending = Pending()
 
     def send(self, msg: RocketMqMessage) -> Future[Any]:
         """Send ``msg`` asynchronously; the future resolves with the ``SendReceipt``."""
         future: Future[Any] = self._producer.send_async(to_rocketmq_message(msg))
-        self._futures.append(future)
+        self._pending.add(future)
         return future
 
     def flush(self, timeout: float = 30.0) -> None:
         """Wait for every message sent so far; raise the first failure."""
-        futures, self._futures = self._futures, []
-        for future in futures:
-            future.result(timeout)
+        self._pending.wait(timeout)
 
-    def close(self, timeout: float = 30.0) -> None:
-        """Flush and shut the producer down."""
-        try:
-            self.flush(timeout)
-        finally:
-            self._producer.shutdown()
-
-    def __enter__(self) -> RocketMqSender:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def _release(self) -> None:
+        """Shut the producer down."""
+        self._producer.shutdown()
 
 
 class RocketMqReceiver(PollingReceiver[Any, RocketMqMessage]):

@@ -2,8 +2,8 @@
 
 Every module has ``encode(event, mode="binary"|"structured", **overrides) -> <X>Message`` and
 ``decode(message) -> Event`` (HTTP also ``encode_batch``/``decode_batch``; ``jsonformat`` works
-on bytes). No client library is imported: the wire types are the frozen dataclasses of
-``_core``, moved by the adapters.
+on bytes). No client library is imported: the wire types are frozen dataclasses, moved by the
+adapters.
 
 ``decode`` raises only ``DecodeError``; its ``reason`` is one of these stable codes:
 
@@ -27,4 +27,79 @@ on bytes). No client library is imported: the wire types are the frozen dataclas
 A message without any CloudEvents attribute (and not in structured mode) is a plain protocol
 message: ``Event(attributes={}, data=payload, binding=<X>Binding(...))``; encoding such an event
 writes the raw payload and the binding metadata.
+
+The package itself is the registry of bindings: ``BINDINGS`` maps each binding's name to its
+declaration (:class:`BindingSpec`: types, family, protocols, transit and case-insensitive
+fields, codec and adapter modules, Spark landing shape), declared once in the binding's
+``_<name>.py`` beside its codec. Importing the registry imports no codec, pydantic or client
+library. A binding is its declaration and codec here, its adapter in ``adapters/`` and its
+module in the generator's ``protocols/``.
 """
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from . import _amqp, _http, _kafka, _mqtt, _nats, _pulsar, _rocketmq
+from ._amqp import AmqpBinding as AmqpBinding
+from ._amqp import AmqpMessage as AmqpMessage
+from ._http import HttpBinding as HttpBinding
+from ._http import HttpMessage as HttpMessage
+from ._kafka import KafkaBinding as KafkaBinding
+from ._kafka import KafkaMessage as KafkaMessage
+from ._mqtt import MqttBinding as MqttBinding
+from ._mqtt import MqttMessage as MqttMessage
+from ._nats import NatsBinding as NatsBinding
+from ._nats import NatsMessage as NatsMessage
+from ._pulsar import PulsarBinding as PulsarBinding
+from ._pulsar import PulsarMessage as PulsarMessage
+from ._rocketmq import RocketMqBinding as RocketMqBinding
+from ._rocketmq import RocketMqMessage as RocketMqMessage
+from ._spec import BindingSpec
+
+__all__ = [
+    "BINDINGS",
+    "Binding",
+    "BindingSpec",
+    "WireMessage",
+    "by_protocol",
+]
+
+#: binding name -> its declaration, in the order the bindings are documented
+BINDINGS: Mapping[str, BindingSpec] = MappingProxyType(
+    {
+        m.BINDING.name: m.BINDING
+        for m in (_kafka, _amqp, _mqtt, _nats, _http, _pulsar, _rocketmq)
+    }
+)
+
+#: Protocol metadata carried by an event: filled by producers from the message definition's
+#: protocol options, and by decoders from the wire message (one type per binding).
+Binding = (
+    KafkaBinding
+    | AmqpBinding
+    | MqttBinding
+    | NatsBinding
+    | HttpBinding
+    | PulsarBinding
+    | RocketMqBinding
+)
+#: What the codecs produce and consume and the adapters move (one type per binding).
+WireMessage = (
+    KafkaMessage
+    | AmqpMessage
+    | MqttMessage
+    | NatsMessage
+    | HttpMessage
+    | PulsarMessage
+    | RocketMqMessage
+)
+
+_BY_PROTOCOL = {p: b for b in BINDINGS.values() for p in b.protocols}
+
+
+def by_protocol(protocol: str | None) -> BindingSpec | None:
+    """The binding of a canonical protocol id (``MessageDef.protocol``: ``"KAFKA"``,
+    ``"MQTT/3.1.1"``, ...); ``None`` for no protocol or an unknown one."""
+    return _BY_PROTOCOL.get(protocol or "")

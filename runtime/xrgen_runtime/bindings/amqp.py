@@ -32,22 +32,13 @@ from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any
 
-from .._core import (
-    CACHE_KEY_MAX,
-    INT32_MAX,
-    INT32_MIN,
-    AmqpBinding,
-    AmqpMessage,
-    AttrValue,
-    DecodeError,
-    Event,
-    check_decoded,
-    check_event,
-    data_bytes,
-    is_attribute_name,
-    to_canonical,
-)
+from .._attributes import check_decoded, check_event, to_canonical
+from .._cloudevents import INT32_MAX, INT32_MIN, AttrValue, is_attribute_name
+from .._errors import DecodeError
+from .._event import Event, data_bytes
+from .._limits import CACHE_KEY_MAX
 from . import jsonformat
+from ._amqp import AmqpBinding, AmqpMessage
 from ._common import (
     BINARY,
     CE_JSON,

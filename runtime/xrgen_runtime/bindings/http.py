@@ -27,22 +27,13 @@ into ``HttpBinding.path`` and ``HttpBinding.query``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
-from .._core import (
-    DecodeError,
-    Event,
-    HttpBinding,
-    HttpMessage,
-    check_decoded,
-    check_event,
-    data_bytes,
-    new_http_binding,
-    new_http_message,
-    to_canonical,
-)
+from .._attributes import check_decoded, check_event, to_canonical
+from .._errors import DecodeError
+from .._event import Event, data_bytes
 from . import jsonformat
 from ._common import (
     BATCH,
@@ -52,6 +43,7 @@ from ._common import (
     HeaderNames,
     WireNames,
     binary_payload,
+    builder,
     check_mode,
     collect,
     content_mode,
@@ -60,6 +52,7 @@ from ._common import (
     is_pct_safe,
     pct_encode,
 )
+from ._http import HttpBinding, HttpMessage
 
 __all__ = [
     "HttpBinding",
@@ -69,6 +62,11 @@ __all__ = [
     "encode_batch",
     "decode_batch",
 ]
+
+#: ``HttpBinding(method, path, headers, query, status)``
+new_http_binding: Callable[..., HttpBinding] = builder(HttpBinding)
+#: ``HttpMessage(method, path, headers, body, status)``
+new_http_message: Callable[..., HttpMessage] = builder(HttpMessage)
 
 CONTENT_TYPE = "content-type"
 STRUCTURED_CONTENT_TYPE = "application/cloudevents+json; charset=UTF-8"

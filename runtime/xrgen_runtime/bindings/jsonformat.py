@@ -34,24 +34,23 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic_core import from_json, to_json
 
-from .._core import (
-    CACHE_KEY_MAX,
+from .._attributes import check_decoded, check_event, to_canonical
+from .._cloudevents import (
+    CORE_ATTRIBUTE_KINDS,
     INT32_MAX,
     INT32_MIN,
+    JSON_BATCH_MEDIA_TYPE,
+    JSON_MEDIA_TYPE,
     AttrValue,
-    Binding,
-    DecodeError,
-    Event,
-    check_decoded,
-    check_event,
-    encode_data,
-    format_time,
     is_attribute_name,
-    is_json_content_type,
-    model_json,
-    to_canonical,
 )
+from .._errors import DecodeError
+from .._event import Event, encode_data, model_json
+from .._limits import CACHE_KEY_MAX
+from .._media import is_json_content_type
+from .._time import format_time
 from ..formats import encode_payload
+from . import Binding
 from ._common import APPLICATION_JSON
 
 __all__ = [
@@ -63,22 +62,14 @@ __all__ = [
     "decode_batch",
 ]
 
-MEDIA_TYPE = "application/cloudevents+json"
-BATCH_MEDIA_TYPE = "application/cloudevents-batch+json"
+MEDIA_TYPE = JSON_MEDIA_TYPE
+BATCH_MEDIA_TYPE = JSON_BATCH_MEDIA_TYPE
 
 #: ``_join(values)`` raises ``TypeError`` unless every value is a ``str`` (or a subclass of it):
 #: half the cost of ``set(map(type, values)) <= {str}``, for where a subclass makes no difference
 _join = "".join
-_NAMES: set[str] = {
-    "specversion",
-    "id",
-    "source",
-    "type",
-    "datacontenttype",
-    "dataschema",
-    "subject",
-    "time",
-}
+#: attribute names known valid: the core ones, and those seen (bounded, see ``_check_names``)
+_NAMES: set[str] = set(CORE_ATTRIBUTE_KINDS)
 
 
 #: pydantic-core's JSON (Rust): several times faster than the stdlib ``json`` module here.

@@ -9,7 +9,7 @@ Binary mode (section 3.2):
   implied type explicitly), so the decoded event then carries that ``datacontenttype``;
 - every other attribute <-> header ``ce_<name>`` with the UTF-8 canonical string (no
   percent-encoding); received names are matched case-insensitively; decoded extensions stay
-  strings (use ``_core.coerce_attribute`` with the declared kind).
+  strings (use ``_attributes.coerce_attribute`` with the declared kind).
 
 Structured mode (section 3.3): ``content-type: application/cloudevents+json`` and the JSON
 format as value. An event without data is not a tombstone there.
@@ -35,19 +35,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .._core import (
-    AttrValue,
-    DecodeError,
-    Event,
-    KafkaBinding,
-    KafkaMessage,
-    check_decoded,
-    check_event,
-    data_bytes,
-    new_kafka_binding,
-    new_kafka_message,
-    to_canonical,
-)
+from .._attributes import check_decoded, check_event, to_canonical
+from .._cloudevents import AttrValue
+from .._errors import DecodeError
+from .._event import Event, data_bytes
 from . import jsonformat
 from ._common import (
     BINARY,
@@ -58,12 +49,14 @@ from ._common import (
     HeaderNames,
     WireNames,
     binary_payload,
+    builder,
     canonical,
     check_mode,
     content_mode,
     invalid_message,
     put,
 )
+from ._kafka import KafkaBinding, KafkaMessage
 
 __all__ = [
     "KafkaBinding",
@@ -73,6 +66,11 @@ __all__ = [
     "encode",
     "decode",
 ]
+
+#: ``KafkaBinding(topic, key, partition, headers)``
+new_kafka_binding: Callable[..., KafkaBinding] = builder(KafkaBinding)
+#: ``KafkaMessage(topic, key, value, headers, partition)``
+new_kafka_message: Callable[..., KafkaMessage] = builder(KafkaMessage)
 
 #: A key mapper (section 3.1): computes the record key from an event without modifying it.
 KeyMapper = Callable[[Event[Any]], bytes | None]

@@ -32,17 +32,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._core import (
-    CACHE_KEY_MAX,
-    DecodeError,
-    Event,
-    MqttBinding,
-    MqttMessage,
-    check_decoded,
-    check_event,
-    data_bytes,
-    is_attribute_name,
-)
+from .._attributes import check_decoded, check_event
+from .._cloudevents import is_attribute_name
+from .._errors import DecodeError
+from .._event import Event, data_bytes
+from .._limits import CACHE_KEY_MAX
 from . import jsonformat
 from ._common import (
     BINARY,
@@ -54,6 +48,7 @@ from ._common import (
     content_mode,
     invalid_message,
 )
+from ._mqtt import MqttBinding, MqttMessage
 
 __all__ = ["MqttBinding", "MqttMessage", "encode", "decode"]
 

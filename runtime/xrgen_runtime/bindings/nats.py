@@ -26,15 +26,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._core import (
-    DecodeError,
-    Event,
-    NatsBinding,
-    NatsMessage,
-    check_decoded,
-    check_event,
-    data_bytes,
-)
+from .._attributes import check_decoded, check_event
+from .._errors import DecodeError
+from .._event import Event, data_bytes
 from . import jsonformat
 from ._common import (
     BINARY,
@@ -51,6 +45,7 @@ from ._common import (
     invalid_message,
     pct_encode,
 )
+from ._nats import NatsBinding, NatsMessage
 
 __all__ = ["NatsBinding", "NatsMessage", "encode", "decode"]
 

@@ -21,39 +21,31 @@ from the event's ``PulsarBinding`` unless overridden.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from .._core import (
-    DecodeError,
-    Event,
-    PulsarBinding,
-    PulsarMessage,
-    check_decoded,
-    check_event,
-    data_bytes,
-)
-from . import jsonformat
-from ._common import (
-    BINARY,
-    CE_JSON,
-    STRUCTURED,
-    HeaderNames,
-    WireNames,
-    binary_payload,
-    canonical,
-    check_mode,
-    collect,
-    content_mode,
-    foreign,
-    invalid_message,
-)
+from .._errors import DecodeError
+from .._event import Event, data_bytes
+from ._common import builder, check_mode, invalid_message
+from ._properties import PropertyMap
+from ._pulsar import PulsarBinding, PulsarMessage
 
 __all__ = ["PulsarBinding", "PulsarMessage", "encode", "decode"]
 
 CONTENT_TYPE = "CE-datacontenttype"
-_NAMES = WireNames("CE-")
-_PROPS = HeaderNames("CE-", (CONTENT_TYPE, "CE-ContentType"), fold=False)
+#: ``PulsarBinding(topic, partition_key, properties, event_time)``
+_new_binding: Callable[..., PulsarBinding] = builder(PulsarBinding)
+#: ``PulsarMessage(topic, payload, properties, partition_key, event_time)``
+_new_message: Callable[..., PulsarMessage] = builder(PulsarMessage)
+
+
+def _binding(message: PulsarMessage, properties: dict[str, str]) -> PulsarBinding:
+    return _new_binding(
+        message.topic, message.partition_key, properties, message.event_time
+    )
+
+
+_MAP = PropertyMap("CE-", CONTENT_TYPE, "CE-ContentType", binding=_binding)
 
 
 def encode(
@@ -78,46 +70,19 @@ def encode(
         raise ValueError(
             "pulsar.encode: no topic; set PulsarBinding(topic=...) on the event or pass topic="
         )
-    attributes = event.attributes
-    if not attributes:
+    if not event.attributes:
         plain = dict(properties or {})
         return PulsarMessage(
             topic, data_bytes(event) or b"", plain, partition_key, event_time
         )
-    check_event(attributes)
-    out = dict(foreign(properties.items(), _PROPS)) if properties else {}
-    if not binary:
-        out[CONTENT_TYPE] = CE_JSON
-        payload = jsonformat.encode(event)
-        return PulsarMessage(topic, payload, out, partition_key, event_time)
-    data, content_type = binary_payload(event)
-    names = _NAMES.out
-    for n, v in attributes.items():
-        out[names.get(n) or _NAMES.add(n)] = canonical(v)
-    if content_type is not None:
-        out[CONTENT_TYPE] = content_type
-    return PulsarMessage(topic, data or b"", out, partition_key, event_time)
+    payload, out = _MAP.encode(event, binary, properties)
+    return _new_message(topic, payload, out, partition_key, event_time)
 
 
 def decode(message: PulsarMessage) -> Event[Any]:
     """Decode a Pulsar message (mode from ``CE-datacontenttype``); raises ``DecodeError``."""
     try:
-        attributes, content_type, other = collect(
-            message.properties.items(), _PROPS, False
-        )
-        mode = content_mode(content_type)
-        binding = PulsarBinding(
-            message.topic, message.partition_key, dict(other), message.event_time
-        )
-        if mode == STRUCTURED:
-            return jsonformat.from_parsed(jsonformat.parse(message.payload), binding)
-        if mode != BINARY:
-            raise DecodeError("unsupported-format", "batch mode is HTTP only")
-        if not attributes and content_type is None:
-            return Event({}, message.payload or None, binding)
-        if content_type is not None:
-            attributes["datacontenttype"] = content_type
-        return Event(check_decoded(attributes), message.payload or None, binding)
+        return _MAP.decode(message, message.properties, message.payload)
     except DecodeError:
         raise
     except Exception as exc:

@@ -20,41 +20,32 @@ event's ``RocketMqBinding`` unless overridden.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from .._core import (
-    DecodeError,
-    Event,
-    RocketMqBinding,
-    RocketMqMessage,
-    check_decoded,
-    check_event,
-    data_bytes,
-)
-from ..formats import wire_format
-from . import jsonformat
-from ._common import (
-    BINARY,
-    CE_JSON,
-    STRUCTURED,
-    HeaderNames,
-    WireNames,
-    binary_payload,
-    canonical,
-    check_mode,
-    collect,
-    content_mode,
-    foreign,
-    invalid_message,
-)
+from .._errors import DecodeError
+from .._event import Event, data_bytes
+from ._common import builder, check_mode, invalid_message
+from ._properties import PropertyMap
+from ._rocketmq import RocketMqBinding, RocketMqMessage
 
 __all__ = ["RocketMqBinding", "RocketMqMessage", "encode", "decode"]
 
 CONTENT_TYPE = "CE_contenttype"
 NO_DATA = b"\x00"
-_NAMES = WireNames("CE_")
-_PROPS = HeaderNames("CE_", (CONTENT_TYPE, "CE_contentType"), fold=False)
+#: ``RocketMqBinding(topic, tag, keys, properties)``
+_new_binding: Callable[..., RocketMqBinding] = builder(RocketMqBinding)
+#: ``RocketMqMessage(topic, body, properties, tag, keys)``
+_new_message: Callable[..., RocketMqMessage] = builder(RocketMqMessage)
+
+
+def _binding(message: RocketMqMessage, properties: dict[str, str]) -> RocketMqBinding:
+    return _new_binding(message.topic, message.tag, tuple(message.keys), properties)
+
+
+_MAP = PropertyMap(
+    "CE_", CONTENT_TYPE, "CE_contentType", binding=_binding, no_data=NO_DATA
+)
 
 
 def encode(
@@ -80,52 +71,17 @@ def encode(
             "rocketmq.encode: no topic; set RocketMqBinding(topic=...) on the event or pass "
             "topic="
         )
-    attributes = event.attributes
-    if not attributes:
+    if not event.attributes:
         body = data_bytes(event) or b""
         return RocketMqMessage(topic, body, dict(properties or {}), tag, keys or ())
-    check_event(attributes)
-    out = dict(foreign(properties.items(), _PROPS)) if properties else {}
-    if not binary:
-        out[CONTENT_TYPE] = CE_JSON
-        return RocketMqMessage(topic, jsonformat.encode(event), out, tag, keys or ())
-    data, content_type = binary_payload(event)
-    names = _NAMES.out
-    for n, v in attributes.items():
-        if n != "datacontenttype":
-            out[names.get(n) or _NAMES.add(n)] = canonical(v)
-    if content_type is not None:
-        out[CONTENT_TYPE] = content_type
-    return RocketMqMessage(
-        topic, NO_DATA if data is None else data, out, tag, keys or ()
-    )
+    body, out = _MAP.encode(event, binary, properties)
+    return _new_message(topic, body, out, tag, keys or ())
 
 
 def decode(message: RocketMqMessage) -> Event[Any]:
     """Decode a RocketMQ message (mode from ``CE_contenttype``); raises ``DecodeError``."""
     try:
-        attributes, content_type, other = collect(
-            message.properties.items(), _PROPS, False
-        )
-        mode = content_mode(content_type)
-        binding = RocketMqBinding(
-            message.topic, message.tag, tuple(message.keys), dict(other)
-        )
-        if mode == STRUCTURED:
-            return jsonformat.from_parsed(jsonformat.parse(message.body), binding)
-        if mode != BINARY:
-            raise DecodeError("unsupported-format", "batch mode is HTTP only")
-        body = message.body
-        if not attributes and content_type is None:
-            return Event({}, body or None, binding)
-        if content_type is not None:
-            if "datacontenttype" in attributes:
-                raise DecodeError("duplicate-attribute", "datacontenttype")
-            attributes["datacontenttype"] = content_type
-        # the no-data marker 0x00 is a whole datum in Avro (a record of one empty string)
-        no_data = not body or (body == NO_DATA and wire_format(content_type) != "avro")
-        data = None if no_data else body
-        return Event(check_decoded(attributes), data, binding)
+        return _MAP.decode(message, message.properties, message.body)
     except DecodeError:
         raise
     except Exception as exc:

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Protocol, TypeVar
 from pydantic import AfterValidator, BaseModel, Field
 
 if TYPE_CHECKING:
-    from .._core import Event
+    from .._event import Event
 
 __all__ = [
     "Float32",

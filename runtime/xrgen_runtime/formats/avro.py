@@ -34,7 +34,8 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ValidationError
 
-from .._core import Event, KafkaBinding
+from .._event import Event
+from ..bindings import KafkaBinding
 from ._avro_compile import Unsupported, compile_codec
 
 __all__ = [

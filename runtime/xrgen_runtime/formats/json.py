@@ -1,7 +1,7 @@
 """JSON payloads: a pydantic model's JSON document (wire names, fields the caller set).
 
 Every model has this form without registration; the binding codecs and the dispatcher use the
-same calls inline on their hot paths (``_core.model_json``, ``validate_json(strict=True)``).
+same calls inline on their hot paths (``_event.model_json``, ``validate_json(strict=True)``).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from .._core import Event, model_json
+from .._event import Event, model_json
 
 __all__ = ["JsonCodec"]
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from .._core import Event
+from .._event import Event
 
 __all__ = ["ProtobufCodec"]
 

@@ -30,7 +30,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from .._core import Event
+from .._event import Event
 
 __all__ = [
     "Layout",

@@ -14,7 +14,9 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from .._core import Event
+from .._event import Event
+from ..adapters._sender import AsyncSender, Sender
+from ..bindings import BINDINGS
 from ._routing import Matcher
 
 M = TypeVar("M")
@@ -112,7 +114,8 @@ class InMemoryBroker(Generic[M]):
     A handler may publish: that message is delivered before the outer ``publish`` returns.
     """
 
-    #: the binding module of ``xrgen_runtime.bindings`` whose ``encode`` ``send`` uses
+    #: the binding this broker carries (its name in ``xrgen_runtime.bindings.BINDINGS``):
+    #: ``send`` encodes with that binding's codec
     codec: str = ""
 
     def __init__(self) -> None:
@@ -137,7 +140,9 @@ class InMemoryBroker(Generic[M]):
         return destination
 
     def _encode(self, event: Event[Any], mode: str, options: dict[str, Any]) -> M:
-        raise NotImplementedError
+        """``event`` encoded by the codec of the binding (``codec``)."""
+        message: M = BINDINGS[self.codec].codec().encode(event, mode, **options)
+        return message
 
     def _placed(self, destination: str, message: M) -> M:
         """The message as the broker stores and delivers it (default: unchanged); called
@@ -310,7 +315,7 @@ class InMemoryBroker(Generic[M]):
         return AsyncBrokerReceiver(self, patterns, options)
 
 
-class BrokerSender(Generic[M]):
+class BrokerSender(Sender, Generic[M]):
     """``send(msg)`` publishes at once and returns a resolved ``Future`` of the
     :class:`Delivery` (a handler's exception is raised by ``send`` itself, so a test sees
     it); ``flush`` and ``close`` have nothing to wait for."""
@@ -325,20 +330,8 @@ class BrokerSender(Generic[M]):
         future.set_result(self.broker.publish(msg))
         return future
 
-    def flush(self, timeout: float = 30.0) -> None:
-        """Nothing is ever in flight."""
 
-    def close(self, timeout: float = 30.0) -> None:
-        """Nothing to release."""
-
-    def __enter__(self) -> BrokerSender[M]:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-class AsyncBrokerSender(Generic[M]):
+class AsyncBrokerSender(AsyncSender, Generic[M]):
     """The asyncio twin of :class:`BrokerSender`: ``await send(msg)`` returns the
     :class:`Delivery` (subscribers' awaitables are awaited)."""
 
@@ -349,18 +342,6 @@ class AsyncBrokerSender(Generic[M]):
 
     async def send(self, msg: M) -> Delivery[M]:
         return await self.broker.publish_async(msg)
-
-    async def flush(self, timeout: float = 30.0) -> None:
-        """Nothing is ever in flight."""
-
-    async def close(self) -> None:
-        """Nothing to release."""
-
-    async def __aenter__(self) -> AsyncBrokerSender[M]:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
 
 
 class _QueueReceiver(Generic[M]):

@@ -9,9 +9,10 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._core import (
+from ..adapters._sender import AsyncSender, Sender
+from ..bindings import (
+    BINDINGS,
     AmqpMessage,
-    Event,
     HttpMessage,
     KafkaMessage,
     MqttMessage,
@@ -19,7 +20,6 @@ from .._core import (
     PulsarMessage,
     RocketMqMessage,
 )
-from ..bindings import amqp, http, kafka, mqtt, nats, pulsar, rocketmq
 from . import _routing
 from ._broker import Delivery, Handler, InMemoryBroker, Subscription, _settle
 
@@ -100,11 +100,6 @@ class KafkaBroker(InMemoryBroker[KafkaMessage]):
         match = self._by_name(_routing.kafka_matcher(pattern))
         return self._add(pattern, handler, match, group)
 
-    def _encode(
-        self, event: Event[Any], mode: str, options: dict[str, Any]
-    ) -> KafkaMessage:
-        return kafka.encode(event, mode, **options)
-
 
 class AmqpBroker(InMemoryBroker[AmqpMessage]):
     """AMQP 1.0: link target addresses by exact name (``AmqpMessage.address``, else its
@@ -134,11 +129,6 @@ class AmqpBroker(InMemoryBroker[AmqpMessage]):
         if not pattern:
             raise ValueError("AMQP subscription without an address")
         return self._add(pattern, handler, self._by_name(pattern.__eq__), group)
-
-    def _encode(
-        self, event: Event[Any], mode: str, options: dict[str, Any]
-    ) -> AmqpMessage:
-        return amqp.encode(event, mode, **options)
 
 
 _MQTT5_ONLY = {
@@ -237,11 +227,6 @@ class MqttBroker(InMemoryBroker[MqttMessage]):
                     _settle(handler(copy))
         return sub
 
-    def _encode(
-        self, event: Event[Any], mode: str, options: dict[str, Any]
-    ) -> MqttMessage:
-        return mqtt.encode(event, mode, **options)
-
 
 class NatsBroker(InMemoryBroker[NatsMessage]):
     """NATS: subjects of ``.``-separated tokens; subscriptions with ``*`` (one token) and
@@ -263,11 +248,6 @@ class NatsBroker(InMemoryBroker[NatsMessage]):
         """``pattern``: a subject, with wildcards; ``group``: the queue group."""
         match = self._by_name(_routing.nats_matcher(pattern))
         return self._add(pattern, handler, match, group)
-
-    def _encode(
-        self, event: Event[Any], mode: str, options: dict[str, Any]
-    ) -> NatsMessage:
-        return nats.encode(event, mode, **options)
 
 
 class HttpBroker(InMemoryBroker[HttpMessage]):
@@ -351,13 +331,8 @@ class HttpBroker(InMemoryBroker[HttpMessage]):
         """A sender shaped like ``AsyncHttpSender``."""
         return AsyncHttpBrokerSender(self)
 
-    def _encode(
-        self, event: Event[Any], mode: str, options: dict[str, Any]
-    ) -> HttpMessage:
-        return http.encode(event, mode, **options)
 
-
-class HttpBrokerSender:
+class HttpBrokerSender(Sender):
     """``send(request) -> response``, like ``HttpSender``."""
 
     __slots__ = ("broker",)
@@ -368,20 +343,8 @@ class HttpBrokerSender:
     def send(self, msg: HttpMessage) -> HttpMessage:
         return self.broker.request(msg)
 
-    def flush(self, timeout: float = 30.0) -> None:
-        """Nothing is ever in flight."""
 
-    def close(self) -> None:
-        """Nothing to release."""
-
-    def __enter__(self) -> HttpBrokerSender:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-class AsyncHttpBrokerSender:
+class AsyncHttpBrokerSender(AsyncSender):
     """``await send(request) -> response``, like ``AsyncHttpSender``."""
 
     __slots__ = ("broker",)
@@ -391,18 +354,6 @@ class AsyncHttpBrokerSender:
 
     async def send(self, msg: HttpMessage) -> HttpMessage:
         return await self.broker.request_async(msg)
-
-    async def flush(self, timeout: float = 30.0) -> None:
-        """Nothing is ever in flight."""
-
-    async def close(self) -> None:
-        """Nothing to release."""
-
-    async def __aenter__(self) -> AsyncHttpBrokerSender:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
 
 
 class PulsarBroker(InMemoryBroker[PulsarMessage]):
@@ -429,11 +380,6 @@ class PulsarBroker(InMemoryBroker[PulsarMessage]):
         subscription name of a Shared subscription."""
         match = self._by_name(_routing.pulsar_matcher(pattern))
         return self._add(pattern, handler, match, group)
-
-    def _encode(
-        self, event: Event[Any], mode: str, options: dict[str, Any]
-    ) -> PulsarMessage:
-        return pulsar.encode(event, mode, **options)
 
 
 class RocketMqBroker(InMemoryBroker[RocketMqMessage]):
@@ -464,23 +410,10 @@ class RocketMqBroker(InMemoryBroker[RocketMqMessage]):
 
         return self._add(pattern, handler, match, group, tags=tags)
 
-    def _encode(
-        self, event: Event[Any], mode: str, options: dict[str, Any]
-    ) -> RocketMqMessage:
-        return rocketmq.encode(event, mode, **options)
 
-
-#: a definition's ``protocol`` -> the attribute of :class:`Brokers` that carries it
-PROTOCOLS = {
-    "KAFKA": "kafka",
-    "AMQP/1.0": "amqp",
-    "MQTT/5.0": "mqtt",
-    "MQTT/3.1.1": "mqtt",
-    "NATS": "nats",
-    "HTTP": "http",
-    "PULSAR": "pulsar",
-    "ROCKETMQ": "rocketmq",
-}
+#: a definition's ``protocol`` -> the attribute of :class:`Brokers` that carries it (the name
+#: of the protocol's binding)
+PROTOCOLS = {p: b.name for b in BINDINGS.values() for p in b.protocols}
 
 
 @dataclass(slots=True)

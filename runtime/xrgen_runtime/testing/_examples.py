@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
-from .._core import Event
+from .._event import Event
 from ._schema import (
     FORMATS,
     PLAIN_FORMATS,

@@ -16,7 +16,8 @@ from pydantic import BaseModel, RootModel
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
-from .._core import AttrDef, Event, MessageDef
+from .._definitions import AttrDef, MessageDef
+from .._event import Event
 
 
 class MessageInfoLike(Protocol):

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 from pydantic import BaseModel, ValidationError
 
-from .._core import Event
+from .._event import Event
 from ._schema import (
     FORMATS,
     PLAIN_FORMATS,

@@ -1,0 +1,112 @@
+"""What one dispatch ends in: a handler call (:class:`DispatchResult`, truthy) or exactly one
+dead letter, with a reason from :data:`DEAD_LETTER_REASONS`; the types of the handler and of
+the dead-letter callback."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, final
+
+from ._event import Event
+from ._limits import bounded_detail
+
+__all__ = [
+    "ASYNC_IN_SYNC",
+    "DEAD_LETTER_REASONS",
+    "DECODE_ERROR",
+    "HANDLER_ERROR",
+    "INTERNAL_ERROR",
+    "NO_HANDLER",
+    "NO_MATCH",
+    "UNKNOWN_TYPE",
+    "VALIDATION_ERROR",
+    "DeadLetter",
+    "DispatchResult",
+    "Handler",
+    "PendingDead",
+]
+
+#: A handler: ``handler(event, params)``; may be ``async``.
+Handler = Callable[[Event[Any], dict[str, str]], object]
+#: The dead-letter callback: ``dead_letter(original, reason, detail)``.
+DeadLetter = Callable[[object, str, str], object]
+
+DECODE_ERROR = "decode-error"
+UNKNOWN_TYPE = "unknown-type"
+NO_MATCH = "no-match"
+VALIDATION_ERROR = "validation-error"
+NO_HANDLER = "no-handler"
+HANDLER_ERROR = "handler-error"
+ASYNC_IN_SYNC = "async-handler-in-sync-dispatch"
+INTERNAL_ERROR = "internal-error"
+#: Every reason a dead-letter callback can receive.
+DEAD_LETTER_REASONS = (
+    DECODE_ERROR,
+    UNKNOWN_TYPE,
+    NO_MATCH,
+    VALIDATION_ERROR,
+    NO_HANDLER,
+    HANDLER_ERROR,
+    ASYNC_IN_SYNC,
+    INTERNAL_ERROR,
+)
+
+
+class DispatchResult:
+    """What :meth:`DispatcherBase.dispatch` did with one input (truthy when handled).
+
+    ``handled``: a handler was called and returned without raising. ``message_id``: the id of
+    the definition that received the event (or that the failure concerns, when known).
+    ``reason``: the dead-letter reason, ``None`` when handled. Instances are shared
+    singletons (cheap): compare fields, not identity.
+    """
+
+    __slots__ = ("handled", "message_id", "reason")
+
+    def __init__(
+        self, handled: bool, message_id: str | None, reason: str | None
+    ) -> None:
+        self.handled = handled
+        self.message_id = message_id
+        self.reason = reason
+
+    def __bool__(self) -> bool:
+        return self.handled
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, DispatchResult):
+            return NotImplemented
+        return (self.handled, self.message_id, self.reason) == (
+            other.handled,
+            other.message_id,
+            other.reason,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.handled, self.message_id, self.reason))
+
+    def __repr__(self) -> str:
+        return (
+            f"DispatchResult(handled={self.handled!r}, "
+            f"message_id={self.message_id!r}, reason={self.reason!r})"
+        )
+
+
+@final
+class PendingDead:
+    """A dead letter still to be delivered: the original input, the reason, the detail
+    (bounded, see ``_limits.bounded_detail``) and the definition it concerns, when known.
+
+    The dispatch path tests ``type(x) is PendingDead`` (cheaper than ``isinstance``), the
+    same test because the class is final (and mypy narrows it for that reason too).
+    """
+
+    __slots__ = ("origin", "reason", "detail", "message_id")
+
+    def __init__(
+        self, origin: object, reason: str, detail: str, message_id: str | None
+    ) -> None:
+        self.origin = origin
+        self.reason = reason
+        self.detail = bounded_detail(detail)
+        self.message_id = message_id

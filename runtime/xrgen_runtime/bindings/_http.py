@@ -1,0 +1,54 @@
+"""The HTTP binding's declaration: its metadata and wire message types and ``BINDING``.
+
+Owned by the codec ``bindings/http.py``; the adapter is ``adapters/http.py``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ._spec import BindingSpec, array, struct
+
+__all__ = ["BINDING", "HttpBinding", "HttpMessage"]
+
+
+@dataclass(frozen=True, slots=True)
+class HttpBinding:
+    method: str | None = None
+    #: path without query string
+    path: str | None = None
+    #: non-CloudEvents headers
+    headers: tuple[tuple[str, str], ...] = ()
+    query: tuple[tuple[str, str], ...] = ()
+    status: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HttpMessage:
+    method: str
+    #: request target: path plus optional ``?query``
+    path: str
+    headers: tuple[tuple[str, str], ...] = ()
+    body: bytes = b""
+    #: response status for responses; ``None`` for requests
+    status: int | None = None
+
+
+BINDING = BindingSpec(
+    name="http",
+    family="HTTP",
+    protocols={"HTTP": {}},
+    binding_type=HttpBinding,
+    message_type=HttpMessage,
+    landing=(
+        ("method", "string"),
+        ("path", "string"),
+        ("headers", array(struct(("key", "string"), ("value", "string")))),
+        ("body", "binary"),
+        ("status", "integer"),
+    ),
+    decoder="decode_http",
+    decoder_doc="Decode landed HTTP requests (LANDING_SCHEMAS['http']).",
+    caseless=frozenset({"headers"}),
+    upper=frozenset({"method"}),
+)

@@ -1,0 +1,57 @@
+"""The Kafka binding's declaration: its metadata and wire message types and ``BINDING``.
+
+Owned by the codec ``bindings/kafka.py``; the adapter is ``adapters/kafka.py``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ._spec import BindingSpec, array, struct
+
+__all__ = ["BINDING", "KafkaBinding", "KafkaMessage"]
+
+
+@dataclass(frozen=True, slots=True)
+class KafkaBinding:
+    topic: str | None = None
+    key: bytes | None = None
+    partition: int | None = None
+    #: non-CloudEvents headers
+    headers: tuple[tuple[str, bytes | None], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class KafkaMessage:
+    topic: str
+    key: bytes | None
+    #: ``None`` is a tombstone (binary-mode event without data)
+    value: bytes | None
+    headers: tuple[tuple[str, bytes | None], ...] = ()
+    partition: int | None = None
+
+
+BINDING = BindingSpec(
+    name="kafka",
+    family="KAFKA",
+    protocols={"KAFKA": {}},
+    binding_type=KafkaBinding,
+    message_type=KafkaMessage,
+    # Spark's Kafka source schema
+    landing=(
+        ("key", "binary"),
+        ("value", "binary"),
+        ("topic", "string"),
+        ("partition", "integer"),
+        ("offset", "long"),
+        ("timestamp", "timestamp"),
+        ("timestampType", "integer"),
+        ("headers", array(struct(("key", "string"), ("value", "binary")))),
+    ),
+    decoder="decode_kafka",
+    decoder_doc=(
+        "Decode a DataFrame with Spark's Kafka-source schema (binary and structured mode)."
+    ),
+    # the producer's partitioner may place a record elsewhere
+    transit=frozenset({"partition"}),
+)

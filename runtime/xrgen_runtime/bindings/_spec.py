@@ -1,0 +1,151 @@
+"""What a protocol binding declares (:class:`BindingSpec`) and the landing-schema vocabulary.
+
+Every binding has a declaration module (``bindings/_<name>.py``, owned by its codec
+``bindings/<name>.py``) holding its ``*Binding`` and ``*Message`` dataclasses and one
+``BINDING = BindingSpec(...)``; ``xrgen_runtime.bindings.BINDINGS`` lists them. Dispatch,
+produce, the Spark decoders, the testing brokers and the generator read these declarations
+instead of holding their own lists of bindings.
+
+Standard library only: the generator's command line reads the declarations without importing
+pydantic, a codec or a client library.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+__all__ = [
+    "BindingSpec",
+    "LandingField",
+    "LandingType",
+    "array",
+    "mapping",
+    "spark_json",
+    "struct",
+]
+
+#: A landing column type without pyspark: a Spark atomic type name (``"string"``,
+#: ``"binary"``, ``"integer"``, ``"long"``, ``"boolean"``, ``"timestamp"``), or a tuple made
+#: by :func:`array`, :func:`mapping` or :func:`struct`.
+LandingType = str | tuple[Any, ...]
+#: ``(column name, type)``; every landing column is nullable
+LandingField = tuple[str, LandingType]
+
+
+def array(element: LandingType) -> LandingType:
+    """An array column of ``element`` values."""
+    return ("array", element)
+
+
+def mapping(key: LandingType, value: LandingType) -> LandingType:
+    """A map column."""
+    return ("map", key, value)
+
+
+def struct(*fields: LandingField) -> LandingType:
+    """A struct column of ``fields``."""
+    return ("struct", fields)
+
+
+def spark_json(kind: LandingType) -> Any:
+    """``kind`` in Spark's JSON schema form (what ``StructType.fromJson`` and
+    ``DataType.fromJson`` read): every field nullable, every container holding nulls."""
+    if isinstance(kind, str):
+        return kind
+    tag = kind[0]
+    if tag == "array":
+        return {
+            "type": "array",
+            "elementType": spark_json(kind[1]),
+            "containsNull": True,
+        }
+    if tag == "map":
+        return {
+            "type": "map",
+            "keyType": spark_json(kind[1]),
+            "valueType": spark_json(kind[2]),
+            "valueContainsNull": True,
+        }
+    if tag == "struct":
+        return {
+            "type": "struct",
+            "fields": [
+                {
+                    "name": name,
+                    "type": spark_json(sub),
+                    "nullable": True,
+                    "metadata": {},
+                }
+                for name, sub in kind[1]
+            ],
+        }
+    raise ValueError(f"not a landing type: {kind!r}")
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class BindingSpec:
+    """Everything the runtime knows about one protocol binding, declared once (one instance
+    per binding: compared and hashed by identity).
+
+    ``name`` names the binding's modules: the codec ``xrgen_runtime.bindings.<name>``, the
+    adapter ``xrgen_runtime.adapters.<name>``, its ``LANDING_SCHEMAS`` key in Spark and its
+    attribute of ``xrgen_runtime.testing.Brokers``.
+    """
+
+    #: ``"kafka"``, ``"amqp"``, ...
+    name: str
+    #: the protocol family wire messages are compared by (``"MQTT"`` for both MQTT versions)
+    family: str
+    #: canonical protocol id (``MessageDef.protocol``: ``"MQTT/5.0"``) -> the values of
+    #: ``binding_type`` fields that the protocol itself implies (``{"version": "5.0"}``)
+    protocols: Mapping[str, Mapping[str, object]]
+    #: the protocol metadata an event carries (``KafkaBinding``)
+    binding_type: type
+    #: the wire message the codec produces and consumes and the adapter moves
+    #: (``KafkaMessage``)
+    message_type: type
+    #: the landing schema of ``message_type`` in a lake (a struct's fields, see
+    #: :func:`spark_json`); Spark's Kafka source schema for Kafka
+    landing: tuple[LandingField, ...]
+    #: the Spark decoder function of a generated ``spark.py`` for that landing shape, and its
+    #: documentation
+    decoder: str
+    decoder_doc: str
+    #: ``binding_type`` fields that brokers may change in transit: never matched
+    transit: frozenset[str] = frozenset()
+    #: fields of name/value entries whose names are case-insensitive (HTTP and NATS headers)
+    caseless: frozenset[str] = frozenset()
+    #: fields whose values compare in upper case (the HTTP method)
+    upper: frozenset[str] = frozenset()
+    #: fields of name/value entries that a binary-mode event carries as its CloudEvents
+    #: attributes (MQTT 5 user properties, named exactly as the attributes)
+    attribute_entries: frozenset[str] = frozenset()
+
+    @property
+    def codec_module(self) -> str:
+        """The codec: ``encode(event, mode, **overrides)`` and ``decode(message)``."""
+        return f"{__package__}.{self.name}"
+
+    @property
+    def adapter_module(self) -> str:
+        """The client-library adapter (imports its client library when imported)."""
+        return f"{__package__.rpartition('.')[0]}.adapters.{self.name}"
+
+    @property
+    def stem(self) -> str:
+        """The class-name stem of the binding's types (``"Kafka"``, ``"RocketMq"``), which
+        its adapter's and in-memory broker's classes share (``KafkaSender``,
+        ``KafkaBroker``)."""
+        return self.message_type.__name__.removesuffix("Message")
+
+    def codec(self) -> ModuleType:
+        """The codec module (imported on first use)."""
+        return importlib.import_module(self.codec_module)
+
+    def landing_json(self) -> Any:
+        """The landing schema in Spark's JSON schema form (``StructType.fromJson``)."""
+        return spark_json(struct(*self.landing))

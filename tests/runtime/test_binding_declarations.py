@@ -1,0 +1,182 @@
+"""Every consumer of the binding declarations (``xrgen_runtime.bindings.BINDINGS``) covers
+every binding: adding a binding is its declaration and codec (``bindings/_<x>.py``,
+``bindings/<x>.py``), its adapter (``adapters/<x>.py``) and its generator module
+(``generator/protocols/<x>.py``), and these tests name whatever else still lacks it."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import importlib
+import importlib.util
+import subprocess
+import sys
+import typing
+from pathlib import Path
+from typing import Any
+
+import pytest
+import xrgen_runtime
+from xrgen_runtime import bindings
+from xrgen_runtime.bindings import BINDINGS, BindingSpec
+
+from xrgen import protocols
+
+RUNTIME = Path(xrgen_runtime.__file__).parent
+SPECS = list(BINDINGS.values())
+#: what ``import xrgen_runtime.bindings`` loads besides the declarations
+HEAD = {"xrgen_runtime", "xrgen_runtime._version", "xrgen_runtime.bindings"}
+IDS = [b.name for b in SPECS]
+
+
+def test_the_registry() -> None:
+    assert IDS == ["kafka", "amqp", "mqtt", "nats", "http", "pulsar", "rocketmq"]
+    for b in SPECS:
+        assert BINDINGS[b.name] is b
+        for protocol in b.protocols:
+            assert bindings.by_protocol(protocol) is b
+            assert protocol.split("/")[0] == b.family
+    assert bindings.by_protocol(None) is None and bindings.by_protocol("AMQP/0.9.1") is None
+    # one module per binding declares it, beside its codec
+    declaring = {
+        p.stem
+        for p in (RUNTIME / "bindings").glob("_*.py")
+        if p.stem != "__init__"
+        and hasattr(importlib.import_module(f"xrgen_runtime.bindings.{p.stem}"), "BINDING")
+    }
+    assert declaring == {"_" + name for name in BINDINGS}
+    for b in SPECS:
+        assert importlib.import_module(f"xrgen_runtime.bindings._{b.name}").BINDING is b
+
+
+@pytest.mark.parametrize("b", SPECS, ids=IDS)
+def test_a_declaration(b: BindingSpec) -> None:
+    """The facts a declaration holds fit its own types."""
+    names = {f.name for f in dataclasses.fields(b.binding_type)}
+    assert b.transit | b.caseless | b.upper | b.attribute_entries <= names
+    for implied in b.protocols.values():
+        assert set(implied) <= names
+    assert b.binding_type.__name__ == b.stem + "Binding"
+    for cls in (b.binding_type, b.message_type):
+        assert getattr(bindings, cls.__name__) is cls
+    assert b.decoder == "decode_" + b.name and b.decoder_doc
+
+
+def test_the_wire_types_are_public_and_in_the_unions() -> None:
+    binding_types = {b.binding_type for b in SPECS}
+    message_types = {b.message_type for b in SPECS}
+    assert set(typing.get_args(bindings.Binding)) == binding_types
+    assert set(typing.get_args(bindings.WireMessage)) == message_types
+    for cls in binding_types | message_types:
+        assert getattr(xrgen_runtime, cls.__name__) is cls
+        assert cls.__name__ in xrgen_runtime.__all__
+
+
+def test_the_declarations_import_nothing_heavy() -> None:
+    """The generator's command line and the pytest plugin read the declarations: no codec,
+    pydantic or client library is imported with them."""
+    code = (
+        "import sys, xrgen_runtime.bindings as b; assert len(b.BINDINGS) == 7; "
+        "print(sorted(m for m in sys.modules if m.startswith(('pydantic', 'xrgen_runtime'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = ast.literal_eval(out.stdout)  # a printed list of module names
+    assert not [m for m in loaded if m.startswith("pydantic")]
+    assert all(
+        m.startswith("xrgen_runtime.bindings._") or m in HEAD for m in loaded
+    ), loaded
+    assert "xrgen_runtime.bindings.kafka" not in loaded
+
+
+# ------------------------------------------------------------------ consumers, one test each
+
+
+@pytest.mark.parametrize("b", SPECS, ids=IDS)
+def test_codec(b: BindingSpec) -> None:
+    codec = b.codec()
+    assert codec.__name__ == b.codec_module
+    assert callable(codec.encode) and callable(codec.decode)
+    assert {b.binding_type.__name__, b.message_type.__name__} <= set(codec.__all__)
+    assert getattr(codec, b.binding_type.__name__) is b.binding_type
+
+
+def test_dispatch() -> None:
+    """The dispatcher decodes every binding's wire type with its codec and knows the family
+    of every binding type."""
+    dispatch = importlib.import_module("xrgen_runtime._dispatch")
+    match = importlib.import_module("xrgen_runtime._match")
+    for b in SPECS:
+        assert dispatch._FAMILY_OF_WIRE[b.message_type] == b.family
+        assert dispatch._FAMILY_OF_BINDING[b.binding_type] == b.family
+        assert dispatch._decoder(b.message_type) is b.codec().decode
+        assert match._BY_FAMILY[b.family] is b
+    assert len(dispatch._FAMILY_OF_WIRE) == len(dispatch._FAMILY_OF_BINDING) == len(SPECS)
+
+
+def test_produce() -> None:
+    """Producers build every protocol's binding type, and every field of it has a kind."""
+    produce = importlib.import_module("xrgen_runtime._produce")
+    for b in SPECS:
+        kinds = produce._field_kinds(b.binding_type)
+        assert set(kinds) == {f.name for f in dataclasses.fields(b.binding_type)}
+        for protocol, implied in b.protocols.items():
+            defn = xrgen_runtime.MessageDef("m", "g", None, None, protocol=protocol)
+            emitter = produce.Emitter(defn)
+            made = emitter.binding({})
+            assert type(made) is b.binding_type
+            for name, value in implied.items():
+                assert getattr(made, name) == value
+
+
+def test_testing_brokers() -> None:
+    """One in-memory broker per binding: in ``Brokers``, by protocol, as a pytest fixture."""
+    brokers = importlib.import_module("xrgen_runtime.testing._brokers")
+    plugin = importlib.import_module("xrgen_runtime.testing.plugin")
+    testing = importlib.import_module("xrgen_runtime.testing")
+    assert [f.name for f in dataclasses.fields(brokers.Brokers)] == IDS
+    every = brokers.Brokers()
+    for b in SPECS:
+        broker: Any = getattr(every, b.name)
+        assert type(broker).__name__ == b.stem + "Broker"
+        assert getattr(testing, b.stem + "Broker") is type(broker)
+        assert broker.codec == b.name
+        for protocol in b.protocols:
+            assert every.for_protocol(protocol) is broker
+        assert hasattr(plugin, f"xrgen_{b.name}_broker")
+    assert set(brokers.PROTOCOLS) == {p for b in SPECS for p in b.protocols}
+
+
+def test_adapters() -> None:
+    """Every binding has an adapter module, and every adapter module belongs to a binding
+    (found without importing them: each imports its client library)."""
+    for b in SPECS:
+        assert importlib.util.find_spec(b.adapter_module) is not None, b.adapter_module
+    public = {p.stem for p in (RUNTIME / "adapters").glob("*.py") if not p.stem.startswith("_")}
+    assert public == set(BINDINGS)
+
+
+def test_generator_protocols() -> None:
+    """The generator has a protocol for every protocol id a binding declares, each reading
+    that declaration, and a Spark landing shape per binding."""
+    assert set(protocols.PROTOCOLS) == {p for b in SPECS for p in b.protocols}
+    for protocol_id, proto in protocols.PROTOCOLS.items():
+        assert proto.runtime is bindings.by_protocol(protocol_id)
+        assert proto.family == proto.runtime.family
+    modules = {p.stem for p in Path(protocols.__file__).parent.glob("*.py")}
+    assert set(BINDINGS) <= modules
+    landings = [s for s in protocols.SPARK_LANDINGS if s.binding != "json"]
+    assert [(s.binding, s.function, s.doc) for s in landings] == [
+        (b.name, b.decoder, b.decoder_doc) for b in SPECS
+    ]
+
+
+# The Spark consumer (``_spark*.py``): its landing schemas and decoders by binding. Owned by
+# the Spark modules; the check of what they read from the declarations goes here.
+def test_spark_landing_shapes() -> None:
+    from pyspark.sql.types import StructType
+
+    spark = importlib.import_module("xrgen_runtime._spark")
+    assert set(spark.LANDING_SCHEMAS) == set(BINDINGS)
+    for b in SPECS:
+        assert StructType.fromJson(b.landing_json()) == spark.LANDING_SCHEMAS[b.name], b.name
+        assert callable(getattr(spark, b.decoder))
