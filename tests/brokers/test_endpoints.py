@@ -313,12 +313,15 @@ def test_http_pull_consumer(svc: ModuleType, EP: Any, http_where: dict[str, str]
     from xrgen_runtime.bindings import http
 
     pull = EP["svc.http.pull"]
-    outbox = Outbox([http.encode(order(svc, i)) for i in range(3)])
+    batch = http.encode_batch([order(svc, 9)])
+    outbox = Outbox([http.encode(order(svc, i)) for i in range(3)] + [batch])
     inbox = Inbox(pull)
     with serving(outbox, int(http_where["httpport"])):
         with pull.receiver(**http_where) as r:
-            assert r.run(inbox.dispatcher.dispatch, max_messages=3, idle_timeout=5) == 3
+            assert r.run(inbox.dispatcher.dispatch, max_messages=4, idle_timeout=5) == 4
     assert inbox.ids() == ["o-0", "o-1", "o-2"]
+    ((_, reason, detail),) = inbox.dead  # a batch is not one message
+    assert reason == "decode-error" and detail.startswith("unexpected-batch")
     assert {m for m, _ in outbox.requests} == {"GET"}
 
 
