@@ -11,8 +11,10 @@ The payload rules of each schema format live in its module (``formats/jsonschema
 Event schemas (:func:`event_schema`): ``specversion``, ``id``, ``source``, ``type`` (non-null
 strings), ``time`` (timestamp), ``datacontenttype``, ``dataschema``, ``subject`` (strings),
 then each declared extension attribute with its CloudEvents type (``integer`` -> ``integer``,
-``boolean``, ``timestamp``, ``binary``, everything else ``string``), then ``data``: the payload
-type, or ``binary`` for opaque payloads.
+``boolean``, ``timestamp``, ``binary``, everything else ``string``), then ``traceparent`` and
+``tracestate`` (strings: the Distributed Tracing extension, which every output of the runtime's
+decoder keeps) unless declared, then ``data``: the payload type, or ``binary`` for opaque
+payloads.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ __all__ = [
     "payload_to_spark",
 ]
 
+#: the CloudEvents Distributed Tracing extension attributes (the runtime decoder keeps them)
+TRACING = ("traceparent", "tracestate")
 _ATTR_TYPES = {
     "integer": "integer",
     "boolean": "boolean",
@@ -58,7 +62,9 @@ def attribute_type(kind: str) -> str:
 def event_schema(
     data_type: SparkType | None, extensions: Iterable[tuple[str, str]] = ()
 ) -> dict[str, Any]:
-    """The full event struct: core attributes, ``extensions`` ``(name, kind)``, then ``data``.
+    """The full event struct: core attributes, ``extensions`` ``(name, kind)``, the
+    Distributed Tracing extension's ``traceparent`` and ``tracestate`` (strings) unless
+    declared, then ``data``.
 
     ``data_type`` is the payload type (``None``: opaque payload -> ``binary``). Extension names
     that repeat a core attribute are ignored (the core column keeps its CloudEvents type).
@@ -73,5 +79,9 @@ def event_schema(
         if name not in seen:
             seen.add(name)
             fields.append(field(name, attribute_type(kind), True))
+    # the Distributed Tracing extension: a column of every decoder output
+    for name in TRACING:
+        if name not in seen:
+            fields.append(field(name, "string", True))
     fields.append(field("data", "binary" if data_type is None else data_type, True))
     return struct(fields)

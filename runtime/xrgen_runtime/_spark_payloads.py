@@ -7,8 +7,9 @@ Protobuf in one of two ways (``payloads=``):
   connector packages on the cluster (``org.apache.spark:spark-avro_2.13``,
   ``org.apache.spark:spark-protobuf_2.13``); :func:`connector_present` checks the JVM for
   them when the decoder is built.
-- ``arrow``: ``DataFrame.mapInArrow`` over the rows' payload bytes, decoded in Python by
-  :func:`decode_batches` with the runtime's compiled Avro codec (``_avro_compile`` in Spark
+- ``arrow``: an Arrow UDF per payload type over the rows' match and payload bytes (or, on
+  PySpark without ``arrow_udf``, ``DataFrame.mapInArrow``), decoded in Python by
+  :func:`decode_array` with the runtime's compiled Avro codec (``_avro_compile`` in Spark
   mode: the values ``from_avro`` gives) or with Protobuf message classes built from the
   package's descriptor set; values take the payload's Spark type. Runs on any cluster whose
   executors have Python with ``xrgen-runtime``, ``pyarrow`` and ``fastavro`` / ``protobuf``
@@ -32,6 +33,7 @@ __all__ = [
     "CONNECTORS",
     "PayloadSpec",
     "connector_present",
+    "decode_array",
     "decode_batches",
 ]
 
@@ -190,6 +192,34 @@ def _conform(value: Any, dtype: Any) -> Any:
     return value
 
 
+def decode_array(
+    matched: Any,
+    payloads: Any,
+    indexes: frozenset[int],
+    spec: PayloadSpec,
+    arrow_type: Any,
+) -> Any:
+    """The decoded values of one Arrow batch: ``payloads`` (binary) of the rows whose
+    ``matched`` target index is one of ``indexes`` decoded with ``spec``.
+
+    A row gets ``{"v": value, "_xr_end": true}`` or, when its bytes do not decode,
+    ``{"_xr_corrupt": reason}`` (the shape of the decoder's JSON parse results); other rows
+    (another index, or no bytes) get null. The body of the Arrow UDF (``arrow_udf``: only
+    these two columns cross into Python) and of the ``mapInArrow`` step.
+    """
+    decode = _decoder(spec)
+    m_list = matched.to_pylist()
+    rows: list[Any] = [None] * len(m_list)
+    for i, (m, data) in enumerate(zip(m_list, payloads.to_pylist(), strict=True)):
+        if data is None or m not in indexes:
+            continue
+        try:
+            rows[i] = {"v": decode(spec.body(data)), "_xr_end": True}
+        except (ValueError, KeyError, TypeError, IndexError) as exc:
+            rows[i] = {"_xr_corrupt": str(exc)[:200] or type(exc).__name__}
+    return _arrow(rows, arrow_type, spec.dtype)
+
+
 def decode_batches(
     batches: Iterable[Any],
     groups: Sequence[tuple[str, frozenset[int], PayloadSpec]],
@@ -197,32 +227,20 @@ def decode_batches(
     index_column: str,
     bytes_column: str,
 ) -> Iterator[Any]:
-    """``mapInArrow`` body: each record batch with one column per group appended.
-
-    ``groups``: (output column, matched target indexes, spec). A row whose ``index_column``
-    is one of a group's indexes and whose ``bytes_column`` is not null gets, in that group's
-    column, ``{"v": value, "_xr_end": true}`` or, when the bytes do not decode,
-    ``{"_xr_corrupt": reason}`` (the shape of the decoder's JSON parse results); other rows
-    get null.
-    """
+    """``mapInArrow`` body (PySpark without ``arrow_udf``): each record batch with one
+    column per group (output column, matched target indexes, spec) appended, filled by
+    :func:`decode_array`."""
     import pyarrow as pa  # type: ignore[import-untyped]
 
     for batch in batches:
-        matched = batch.column(index_column).to_pylist()
-        payloads = batch.column(bytes_column).to_pylist()
+        matched = batch.column(index_column)
+        payloads = batch.column(bytes_column)
         arrays = list(batch.columns)
         names = list(batch.schema.names)
         for name, indexes, spec in groups:
-            decode = _decoder(spec)
-            rows: list[Any] = [None] * len(matched)
-            for i, (m, data) in enumerate(zip(matched, payloads, strict=True)):
-                if data is None or m not in indexes:
-                    continue
-                try:
-                    rows[i] = {"v": decode(spec.body(data)), "_xr_end": True}
-                except (ValueError, KeyError, TypeError, IndexError) as exc:
-                    rows[i] = {"_xr_corrupt": str(exc)[:200] or type(exc).__name__}
-            arrays.append(_arrow(rows, arrow_types[name], spec.dtype))
+            arrays.append(
+                decode_array(matched, payloads, indexes, spec, arrow_types[name])
+            )
             names.append(name)
         yield pa.RecordBatch.from_arrays(arrays, names=names)
 

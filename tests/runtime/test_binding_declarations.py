@@ -176,7 +176,17 @@ def test_spark_landing_shapes() -> None:
     from pyspark.sql.types import StructType
 
     spark = importlib.import_module("xrgen_runtime._spark")
+    wires = importlib.import_module("xrgen_runtime._spark_wires")
     assert set(spark.LANDING_SCHEMAS) == set(BINDINGS)
+    # every landing shape has a reader, built from its declaration (and structured JSON text)
+    assert set(wires._WIRES) == {*BINDINGS, "json"}
     for b in SPECS:
         assert StructType.fromJson(b.landing_json()) == spark.LANDING_SCHEMAS[b.name], b.name
         assert callable(getattr(spark, b.decoder))
+        wire = wires._WIRES[b.name]
+        assert wire.spec is b and wire.family == b.family and wire.transit == b.transit
+        # the fields a reader reads exist in the landing shape
+        landing = set(spark.LANDING_SCHEMAS[b.name].fieldNames())
+        assert {wire.payload, *wire.lineage, *wire.fields.values()} <= landing, b.name
+        assert all(wire.caseless(f) for f in b.caseless)
+        assert all(wire.expected((f,), "x") == "X" for f in b.upper)

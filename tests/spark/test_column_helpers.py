@@ -59,11 +59,21 @@ TIMES = [
 ]
 
 
+def _sql(spark_rt: ModuleType) -> ModuleType:
+    """The SQL text builder the decoder's helpers take and return."""
+    return importlib.import_module(spark_rt.__name__ + "_sql")
+
+
+def _columns(spark_rt: ModuleType) -> ModuleType:
+    """The decoder's column helpers."""
+    return importlib.import_module(spark_rt.__name__ + "_columns")
+
+
 def _spark_values(spark: Any, values: list[str], column: Any) -> list[Any]:
     df = spark.createDataFrame(
         [(i, v) for i, v in enumerate(values)], "i int, v string"
     )
-    rows = df.select("i", column.alias("r")).orderBy("i").collect()
+    rows = df.selectExpr("i", column.alias("r").sql).orderBy("i").collect()
     return [r["r"] for r in rows]
 
 
@@ -72,9 +82,8 @@ def test_structured_mode_detection_matches_the_codecs(
 ) -> None:
     """``_media_is_cloudevents`` says structured where the codecs' ``content_mode`` does not say
     binary (structured, batch, or an unsupported ``application/cloudevents`` format)."""
-    from pyspark.sql import functions as F
-
     common = importlib.import_module(runtime_package.__name__ + ".bindings._common")
+    v = _sql(spark_rt).col("v")
 
     def python(ct: str) -> bool:
         try:
@@ -83,7 +92,7 @@ def test_structured_mode_detection_matches_the_codecs(
             return True  # application/cloudevents+xml: a format other than JSON
 
     got = _spark_values(
-        spark, CONTENT_TYPES, spark_rt._media_is_cloudevents(F.col("v"))
+        spark, CONTENT_TYPES, _columns(spark_rt)._media_is_cloudevents(v)
     )
     assert dict(zip(CONTENT_TYPES, got, strict=True)) == {
         ct: python(ct) for ct in CONTENT_TYPES
@@ -91,7 +100,8 @@ def test_structured_mode_detection_matches_the_codecs(
     assert got.count(True) == 12  # the list covers both verdicts
     # a missing header is binary mode
     null = spark.createDataFrame([(None,)], "v string")
-    assert null.select(spark_rt._media_is_cloudevents(F.col("v"))).first()[0] is False
+    test = _columns(spark_rt)._media_is_cloudevents(v).sql
+    assert null.selectExpr(test).first()[0] is False
 
 
 def test_batch_mode_detection_matches_the_codecs(
@@ -99,8 +109,6 @@ def test_batch_mode_detection_matches_the_codecs(
 ) -> None:
     """HTTP's ``unsupported`` (batch mode) holds where the codecs' ``content_mode`` says batch
     (the list has no batch media type in a format other than JSON)."""
-    from pyspark.sql import functions as F
-
     common = importlib.import_module(runtime_package.__name__ + ".bindings._common")
 
     def python(ct: str) -> bool:
@@ -109,8 +117,8 @@ def test_batch_mode_detection_matches_the_codecs(
         except runtime_package.DecodeError:
             return False
 
-    wire = spark_rt._Http()
-    wire.content_type = lambda: F.col("v")  # the content type under test
+    wire = importlib.import_module(spark_rt.__name__ + "_wires")._Http()
+    wire.content_type = lambda: _sql(spark_rt).col("v")  # the content type under test
     got = _spark_values(spark, CONTENT_TYPES, wire.unsupported())
     assert dict(zip(CONTENT_TYPES, got, strict=True)) == {
         ct: python(ct) for ct in CONTENT_TYPES
@@ -123,8 +131,6 @@ def test_timestamp_attributes_parse_as_the_codecs_do(
 ) -> None:
     """``_typed(raw, "timestamp")`` is set exactly where ``parse_time`` accepts the text, with
     the same instant."""
-    from pyspark.sql import functions as F
-
     core = importlib.import_module(runtime_package.__name__ + "._time")
 
     def python(text: str) -> Any:
@@ -133,7 +139,8 @@ def test_timestamp_attributes_parse_as_the_codecs_do(
         except ValueError:
             return None
 
-    got = _spark_values(spark, TIMES, spark_rt._typed(F.col("v"), "timestamp"))
+    v = _sql(spark_rt).col("v")
+    got = _spark_values(spark, TIMES, _columns(spark_rt)._typed(v, "timestamp"))
     expected = [python(t) for t in TIMES]
     assert [g is not None for g in got] == [e is not None for e in expected]
     assert [g.timestamp() for g in got if g] == [e.timestamp() for e in expected if e]

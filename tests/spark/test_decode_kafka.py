@@ -136,7 +136,13 @@ def test_dead_letters_have_reasons_and_original_columns(
     got = {r["offset"]: (r["reason"], r["detail"]) for r in dead.collect()}
     expected = {row[4]: reason for reason, row in cases}
     assert {k: v[0] for k, v in got.items()} == expected, sorted(got.items())
-    assert dead.columns == [*df.columns, "reason", "detail"]
+    assert dead.columns == [
+        *df.columns,
+        "traceparent",
+        "tracestate",
+        "reason",
+        "detail",
+    ]
     details = {v[1] for v in got.values()}
     assert {
         "invalid-json",
@@ -165,6 +171,65 @@ def test_every_row_lands_in_exactly_one_output(
     ]
     seen += [r["offset"] for r in dead.select("offset").collect()]
     assert sorted(seen) == list(range(len(rows)))
+
+
+TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+
+
+def test_trace_context_is_kept_in_every_output(
+    catalog: Any, kafka_df: Any, spark_rt: Any
+) -> None:
+    """``traceparent`` and ``tracestate`` (the Distributed Tracing extension) are columns of
+    every typed output and of the dead letters: from the ``ce_`` headers in binary mode and
+    from the envelope in structured mode; null where the event has none."""
+    kafka = catalog.kafka
+    src = "/plants/p1/sensors/s1"
+    traced = {"traceparent": TRACEPARENT, "tracestate": "vendor=a,other=b"}
+    events = [
+        (
+            "binary",
+            catalog.event("com.acme.Reading", READING, src, seq=1, id="b", **traced),
+        ),
+        (
+            "structured",
+            catalog.event("com.acme.Reading", READING, src, seq=2, id="s", **traced),
+        ),
+        ("binary", catalog.event("com.acme.Alarm", {"code": 1}, "/alarms", id="plain")),
+        # a payload of the wrong type: dead-lettered with its trace context
+        (
+            "binary",
+            catalog.event(
+                "com.acme.Alarm", {"code": "x"}, "/alarms", id="bad", **traced
+            ),
+        ),
+        (
+            "structured",
+            catalog.event(
+                "com.acme.Alarm", {"code": "x"}, "/alarms", id="bad2", **traced
+            ),
+        ),
+    ]
+    rows = [catalog.row(kafka.encode(e, mode=m), i) for i, (m, e) in enumerate(events)]
+    outputs, dead = spark_rt.decode_kafka(kafka_df(rows), catalog.defs, catalog.schemas)
+    for frame in (*outputs.values(), dead):
+        assert {"traceparent", "tracestate"} <= set(frame.columns)
+    got = {
+        r["id"]: (r["traceparent"], r["tracestate"])
+        for m in ("com.acme.Reading", "com.acme.Alarm")
+        for r in outputs[m].collect()
+    }
+    assert got == {
+        "b": (TRACEPARENT, "vendor=a,other=b"),
+        "s": (TRACEPARENT, "vendor=a,other=b"),
+        "plain": (None, None),
+    }
+    dead_rows = {r["offset"]: r for r in dead.collect()}
+    assert {o: r["detail"] for o, r in dead_rows.items()} == {
+        3: "invalid payload",
+        4: "invalid payload",
+    }
+    assert all(r["traceparent"] == TRACEPARENT for r in dead_rows.values())
+    assert all(r["tracestate"] == "vendor=a,other=b" for r in dead_rows.values())
 
 
 def test_output_columns_follow_the_event_schema(
@@ -556,28 +621,49 @@ def test_outputs_are_built_on_first_lookup(spark_rt: Any) -> None:
 
 
 def test_outputs_of_the_same_shape_share_their_columns(
-    spark_rt: Any, catalog: Any
+    spark_rt: Any, catalog: Any, kafka_df: Any, monkeypatch: Any
 ) -> None:
-    """Definitions that differ only in their ``type`` get one output select list (building
-    one per definition took 70 ms each for a 1,100-definition catalog)."""
+    """Definitions that differ only in their ``type`` get one output select list and, per
+    routed frame, one selected frame that each output filters (one ``where`` per output:
+    building a select per output took 30-50 ms each for a 1,100-definition catalog)."""
     alarm = catalog.defs[1]
+    core = catalog.rt
     defs = tuple(
-        dataclasses.replace(alarm, id=f"com.acme.T{n}", type=f"com.acme.T{n}")
+        dataclasses.replace(
+            alarm,
+            id=f"com.acme.T{n}",
+            type=f"com.acme.T{n}",
+            attributes=(
+                core.AttrDef("type", "string", True, f"com.acme.T{n}"),
+                *alarm.attributes[1:],
+            ),
+        )
         for n in range(3)
     )
     schema = catalog.schemas["com.acme.Alarm"]
     decoder = spark_rt.SparkDecoder(defs, {d.id: schema for d in defs}, "kafka")
     first, second, third = (decoder._output_columns(t) for t in decoder.targets)
-    assert first is second is third
-
-
-def test_output_filters_are_built_once_per_definition(
-    spark_rt: Any, catalog: Any
-) -> None:
-    """A later micro-batch reuses each output's filter: building it again cost about 60 of
-    the 78 calls into the JVM that an output took (PySpark 4 records each Column
-    operation's call site); with it reused, 19."""
-    decoder = spark_rt.SparkDecoder(catalog.defs, catalog.schemas, "kafka")
-    first, second = decoder.targets[:2]
-    assert decoder._output_filter(first) is decoder._output_filter(first)
-    assert decoder._output_filter(first) is not decoder._output_filter(second)
+    assert first[0] == second[0] == third[0]
+    assert first[1] is second[1] is third[1]
+    rows = [
+        catalog.row(
+            catalog.kafka.encode(
+                catalog.event(f"com.acme.T{n}", {"code": n}, "/alarms")
+            ),
+            offset=n,
+        )
+        for n in range(3)
+    ]
+    routed = decoder.route(kafka_df(rows))
+    selects: list[Any] = []
+    apply = spark_rt._apply
+    monkeypatch.setattr(
+        spark_rt,
+        "_apply",
+        lambda df, select: selects.append(select) or apply(df, select),
+    )
+    outputs, _dead = decoder.split(routed)
+    assert len(selects) == 1  # the dead letters
+    got = {m: [r["data"]["code"] for r in outputs[m].collect()] for m in outputs}
+    assert got == {f"com.acme.T{n}": [n] for n in range(3)}
+    assert len(selects) == 2  # and one for the three outputs

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import json
 import zlib
@@ -74,13 +75,15 @@ def test_match_is_the_first_matching_definition(
 ) -> None:
     """``_xr_m`` equals the one-branch-per-definition ``CASE`` (most specific first) on every
     combination."""
-    from pyspark.sql import functions as F
+    sql = importlib.import_module(spark_rt.__name__ + "_sql")
 
     class PerDefinition(spark_rt.SparkDecoder):
         def _match(self) -> Any:
             ordered = sorted(self.targets, key=lambda t: t.rank)
-            branches = [(self._condition(t), F.lit(t.index)) for t in ordered]
-            return spark_rt._case(branches)
+            branches = [(self._condition(t), sql.lit(t.index)) for t in ordered]
+            return importlib.import_module(spark_rt.__name__ + "_columns")._case(
+                branches
+            )
 
     defs = _defs(runtime_package)
     types = ["a", "b", "c", "d", "t.q", "t.", "bulk.1", "x", *BULK, None]
@@ -120,16 +123,17 @@ def test_type_lookup_buckets_agree_with_spark_crc32(
     spark: Any, spark_rt: ModuleType
 ) -> None:
     """The buckets are chosen in Python with zlib; Spark must pick the same at run time."""
-    from pyspark.sql import functions as F
-
+    sql = importlib.import_module(spark_rt.__name__ + "_sql")
     # and the characters that JSON or SQL text would have to escape: the maps reach the JVM
     # as one JSON literal
     hostile = ['q"uote', "back\\slash", "new\nline", "tab\t", "nul\x00", "{}[]:,", "'"]
     names = [*BULK, "", "ümlaut", "x" * 300, *hostile]
     types = {n: i for i, n in enumerate(names)}
     df = spark.createDataFrame([(n,) for n in [*names, "missing", None]], "t string")
-    lookup = spark_rt._type_lookup(types, F.col("t"))
-    selected = df.select("t", lookup.alias("i"))
+    lookup = importlib.import_module(spark_rt.__name__ + "_columns")._type_lookup(
+        types, sql.col("t")
+    )
+    selected = df.selectExpr("t", lookup.alias("i").sql)
     got = {r["t"]: r["i"] for r in selected.collect()}
     assert got == {**types, "missing": None, None: None}
     # the optimizer folds the JSON literal into map literals: no parse per row
@@ -141,22 +145,25 @@ def test_isin_indexes(spark: Any, spark_rt: ModuleType) -> None:
     """Few indexes: ``isin``; many: one SQL ``IN`` list, which the optimizer makes a set."""
     df = spark.createDataFrame([(i,) for i in [*range(40), None]], "_xr_m int")
     for indexes in ([3, 7], list(range(1, 40, 2))):
-        test = spark_rt._isin_indexes("_xr_m", indexes)
-        selected = df.where(test)
+        test = importlib.import_module(spark_rt.__name__ + "_columns")._isin_indexes(
+            "_xr_m", indexes
+        )
+        selected = df.where(test.sql)
         assert sorted(r["_xr_m"] for r in selected.collect()) == indexes
     assert "INSET" in selected._jdf.queryExecution().optimizedPlan().toString().upper()
 
 
 def test_type_lookup_with_an_empty_bucket(spark: Any, spark_rt: ModuleType) -> None:
     """17 types make two buckets; when all fall in one, the other is an empty map."""
-    from pyspark.sql import functions as F
-
+    sql = importlib.import_module(spark_rt.__name__ + "_sql")
     even = (f"t{i}" for i in itertools.count() if zlib.crc32(f"t{i}".encode()) % 2 == 0)
     types = {n: i for i, n in enumerate(itertools.islice(even, 17))}
     odd = next(f"u{i}" for i in itertools.count() if zlib.crc32(f"u{i}".encode()) % 2)
     df = spark.createDataFrame([(n,) for n in [*types, odd]], "t string")
-    lookup = spark_rt._type_lookup(types, F.col("t"))
-    got = {r["t"]: r["i"] for r in df.select("t", lookup.alias("i")).collect()}
+    lookup = importlib.import_module(spark_rt.__name__ + "_columns")._type_lookup(
+        types, sql.col("t")
+    )
+    got = {r["t"]: r["i"] for r in df.selectExpr("t", lookup.alias("i").sql).collect()}
     assert got == {**types, odd: None}
 
 
@@ -164,7 +171,8 @@ def test_protocol_bound_variant_is_matched_before_its_earlier_base(
     spark_rt: ModuleType, runtime_package: ModuleType
 ) -> None:
     """The dispatcher's most-specific rule: a definition bound to the wire's protocol comes
-    before a protocol-less one, whatever the catalog order; on other wires it is left out."""
+    before a protocol-less one, whatever the catalog order; on other wires it is left out.
+    """
     core = runtime_package
     base = core.MessageDef(
         id="base",

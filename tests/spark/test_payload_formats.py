@@ -107,9 +107,17 @@ def dead_of(frame: Any) -> dict[int, tuple[str, str]]:
     return {r["offset"]: (r["reason"], r["detail"]) for r in frame.collect()}
 
 
+@pytest.mark.parametrize("udf", [True, False], ids=["arrow_udf", "mapInArrow"])
 def test_arrow_decodes_plain_avro_and_routes_mixed_json_topics(
-    spark: Any, shop: ModuleType, catalog: Any, kafka_df: Any, spark_rt: Any
+    spark: Any,
+    shop: ModuleType,
+    catalog: Any,
+    kafka_df: Any,
+    spark_rt: Any,
+    udf: bool,
 ) -> None:
+    """Both Arrow paths: the Arrow UDF (PySpark >= 4.1, only the match and the payload bytes
+    cross into Python) and the ``mapInArrow`` step that PySpark 4.0 gets."""
     sp = sub(shop, "spark")
     events = [
         (shop.MESSAGES[PLACED].create(ORDER, shop="s1"), "binary"),
@@ -131,7 +139,11 @@ def test_arrow_decodes_plain_avro_and_routes_mixed_json_topics(
     decoder = spark_rt.SparkDecoder(
         defs, schemas, "kafka", payloads="arrow", avro_schemas=sp.AVRO_SCHEMAS
     )
+    assert decoder.arrow_udf  # this PySpark has arrow_udf
+    decoder.arrow_udf = udf
     outputs, dead = decoder.decode(kafka_df(rows))
+    plan = outputs[PLACED]._jdf.queryExecution().executedPlan().toString()
+    assert ("ArrowEvalPython" in plan) is udf and ("MapInArrow" in plan) is not udf
     assert data_of(outputs[PLACED]) == {0: ORDER_ROW, 1: ORDER_ROW}
     assert data_of(outputs[SHIPPED]) == {2: SHIPMENT_ROW, 3: SHIPMENT_ROW}
     assert data_of(outputs["com.acme.Reading"])[6]["value"] == 1.5
@@ -352,7 +364,7 @@ def test_connector_absence_is_reported_when_the_decoder_is_built(
         )
     assert decoder.payloads == "arrow"
     (warning,) = [w for w in caught if issubclass(w.category, RuntimeWarning)]
-    assert "spark-avro_2.13" in str(warning.message) and "mapInArrow" in str(
+    assert "spark-avro_2.13" in str(warning.message) and "over Arrow" in str(
         warning.message
     )
     # ``off``: nothing to check, such rows are dead-lettered as an unsupported format
@@ -413,3 +425,47 @@ def test_native_column_expressions(
     )
     with pytest.raises(Exception, match="PROTOBUF_NOT_LOADED"):
         decoder.decode(kafka_df(rows))[0][REPORT].collect()
+
+
+def test_native_path_check_compares_with_the_arrow_path(
+    spark: Any, shop: ModuleType, tele: ModuleType, spark_rt: Any, capsys: Any
+) -> None:
+    """``python -m xrgen_runtime._spark_check PACKAGE`` (docs/spark.md): without the
+    connectors it names the missing package; its comparison reports rows that do not decode
+    alike (here the "native" decoder is the Arrow one, then one that decodes nothing).
+    """
+    check = importlib.import_module(spark_rt.__name__ + "_check")
+    payloads = importlib.import_module(spark_rt.__name__ + "_payloads")
+    if payloads.connector_present(spark, "avro"):
+        pytest.skip("this session has a Spark connector (XRGEN_SPARK_JARS)")
+    problems = check.check(spark, shop.__name__, events=2)
+    assert len(problems) == 1 and "spark-avro_2.13" in problems[0]
+    for pkg in (shop, tele):
+        sp = sub(pkg, "spark")
+        decoder = sp.decoder
+
+        def arrow_for_native(
+            binding: str, payloads: str = "auto", decoder: Any = decoder, **kw: Any
+        ) -> Any:
+            return decoder(
+                binding, payloads="arrow" if payloads == "native" else payloads
+            )
+
+        sp.decoder = arrow_for_native
+        try:
+            assert check.check(spark, pkg.__name__, events=2) == []
+            assert "rows decoded alike" in capsys.readouterr().out
+
+            def off_for_native(
+                binding: str, payloads: str = "auto", decoder: Any = decoder, **kw: Any
+            ) -> Any:
+                return decoder(
+                    binding, payloads="off" if payloads == "native" else payloads
+                )
+
+            sp.decoder = off_for_native
+            problems = check.check(spark, pkg.__name__, events=2)
+        finally:
+            sp.decoder = decoder
+        assert any("differ from Arrow rows" in p for p in problems)
+        assert any("unsupported-format" in p for p in problems)

@@ -114,6 +114,9 @@ def test_avro_and_event_mapping_equal_hand_written(spark: Any, spark_rt: Any) ->
             StructField("seq", IntegerType()),
             StructField("ok", BooleanType()),
             StructField("sig", BinaryType()),
+            # the Distributed Tracing extension, kept by every decoder output
+            StructField("traceparent", s),
+            StructField("tracestate", s),
             StructField("data", payload),
         ]
     )

@@ -332,3 +332,40 @@ def test_http_batch_bodies_are_unsupported_before_any_json_error(
     assert [(r["reason"], r["detail"]) for r in dead.collect()] == [
         ("decode-error", "unsupported-format")
     ] * 4
+
+
+def test_http_method_option_compares_in_upper_case(
+    spark: Any, spark_rt: Any, runtime_package: Any
+) -> None:
+    """The HTTP declaration's upper-case ``method`` field: a definition bound to method
+    ``post`` matches a request of method ``POST`` or ``Post`` (as the dispatcher compares),
+    and not a ``PUT``."""
+    core = runtime_package
+    defn = core.MessageDef(
+        id="m",
+        group="g",
+        envelope="CloudEvents/1.0",
+        type="t",
+        attributes=(core.AttrDef("type", "string", True, "t"),),
+        protocol="HTTP",
+        options=(core.OptionDef(("method",), "post"),),
+    )
+    rows = [
+        {
+            "method": method,
+            "path": "/in",
+            "headers": [
+                {"key": "ce-specversion", "value": "1.0"},
+                {"key": "ce-id", "value": str(i)},
+                {"key": "ce-source", "value": "/s"},
+                {"key": "ce-type", "value": "t"},
+            ],
+            "body": None,
+            "status": None,
+        }
+        for i, method in enumerate(["POST", "Post", "PUT"])
+    ]
+    df = spark.createDataFrame(rows, spark_rt.LANDING_SCHEMAS["http"])
+    outputs, dead = spark_rt.SparkDecoder([defn], {}, "http").decode(df)
+    assert sorted(r["id"] for r in outputs["m"].collect()) == ["0", "1"]
+    assert [(r["method"], r["reason"]) for r in dead.collect()] == [("PUT", "no-match")]
