@@ -50,6 +50,18 @@ class Telemetry:
                         found[frozenset(point.attributes.items())] = value
         return found
 
+    def bounds(self, name: str) -> list[tuple[float, ...]]:
+        """The bucket boundaries of each data point of histogram ``name``."""
+        data = self.reader.get_metrics_data()
+        return [
+            tuple(point.explicit_bounds)
+            for resource in (data.resource_metrics if data else ())
+            for scope in resource.scope_metrics
+            for metric in scope.metrics
+            if metric.name == name
+            for point in metric.data.data_points
+        ]
+
 
 @contextmanager
 def instrumented() -> Iterator[Telemetry]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import time
 from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
@@ -52,6 +53,7 @@ def assert_one_trace(recorded: Telemetry, request: Any, handled_in: Any, system:
     assert processed.parent is not None and processed.parent.is_remote
     assert processed.parent.span_id == created.context.span_id
     assert handled_in.span_id == processed.context.span_id
+    assert processed.links == ()  # no span is current in the receive loop
     for span in (sent, processed):
         assert span.attributes is not None
         assert span.attributes["messaging.system"] == system
@@ -79,6 +81,7 @@ def test_kafka_one_trace_from_producer_to_handler(
         event = produce(acme, "com.acme.ops.Note")
         with ka.KafkaSender({"bootstrap.servers": kafka_bootstrap}) as sender:
             delivery = sender.send(kafka.encode(event, mode=mode, topic=topic))
+            returned = time.time_ns()  # send enqueued; the broker confirms later
             sender.flush(30)
     assert delivery.result(0).topic == topic
 
@@ -93,6 +96,8 @@ def test_kafka_one_trace_from_producer_to_handler(
         assert receiver.run(d.dispatch, max_messages=1, idle_timeout=30) == 1
     assert not dead and len(seen) == 1
     assert_one_trace(recorded, request, seen[0], "kafka")
+    # the send span ended with the delivery report, after send had returned
+    assert one(recorded, "send").end_time > returned
     processed = one(recorded, "process")
     assert processed.name == f"process {topic}"
     assert (processed.attributes or {})["messaging.destination.name"] == topic

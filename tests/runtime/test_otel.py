@@ -16,6 +16,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+import xrgen_runtime
 import xrgen_runtime.otel as otel
 from acme_samples import SAMPLES
 from hypothesis import given, settings
@@ -153,11 +154,48 @@ def test_one_trace_from_producer_through_in_memory_broker_to_handler(
     assert processed.attributes["cloudevents.event_id"] == event.attributes["id"]
     assert processed.status.status_code is StatusCode.UNSET
 
+    for span in (created, sent, processed):
+        assert span.instrumentation_scope is not None
+        assert span.instrumentation_scope.name == "xrgen_runtime"
+        assert span.instrumentation_scope.version == xrgen_runtime.__version__
+
     assert telemetry.points("xrgen.events.created") == {
         attrs(xrgen__message__id=message_id, messaging__system=name): 1
     }
+    sent_attributes = attrs(messaging__operation__name="send", messaging__system=name)
+    assert telemetry.points("messaging.client.sent.messages") == {sent_attributes: 1}
+    assert telemetry.points("messaging.client.operation.duration") == {sent_attributes: 1}
+
+
+def test_an_event_produced_by_the_handler_continues_the_trace(
+    acme: ModuleType, telemetry: Telemetry
+) -> None:
+    forwarded: list[Any] = []
+    d, dead = dispatcher(
+        acme, "com.acme.Reading", lambda ev, params: forwarded.append(create(acme, "com.acme.Alarm"))
+    )
+    event = create(acme, "com.acme.Reading")
+    assert d.dispatch(codec(acme, "kafka").encode(event)) and not dead
+    processed = telemetry.named("process")[0]
+    first, second = sorted(telemetry.named("create"), key=lambda s: s.start_time or 0)
+    assert second.parent is not None and second.parent.span_id == processed.context.span_id
+    assert {first.context.trace_id, second.context.trace_id, processed.context.trace_id} == {
+        first.context.trace_id
+    }
+    assert forwarded[0].attributes["traceparent"].split("-")[1] == f"{first.context.trace_id:032x}"
+
+
+def test_a_failing_send_records_its_error(acme: ModuleType, telemetry: Telemetry) -> None:
+    broker = Brokers().kafka
+    event = create(acme, "com.acme.Reading")
+    with pytest.raises(ValueError):
+        broker.sender().send(codec(acme, "kafka").encode(event, topic="no spaces allowed"))
+    (sent,) = telemetry.named("send")
+    assert sent.status.status_code is StatusCode.ERROR
+    assert (sent.attributes or {})["error.type"] == "ValueError"
+    assert [e.name for e in sent.events] == ["exception"]
     assert telemetry.points("messaging.client.sent.messages") == {
-        attrs(messaging__operation__name="send", messaging__system=name): 1
+        attrs(messaging__operation__name="send", messaging__system="kafka", error__type="ValueError"): 1
     }
 
 
@@ -226,6 +264,9 @@ def test_metrics_of_handled_dead_lettered_and_failing_messages(
     expected = {handled: 2, failed: 1, unhandled: 1, undecodable: 1}
     assert telemetry.points("messaging.client.consumed.messages") == expected
     assert telemetry.points("messaging.process.duration") == expected
+    assert set(telemetry.bounds("messaging.process.duration")) == {
+        (0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10)
+    }
     assert telemetry.points("xrgen.decode.failures") == {
         attrs(messaging__system="kafka", xrgen__decode__reason="missing-attribute"): 1
     }
@@ -248,6 +289,12 @@ def test_metrics_of_handled_dead_lettered_and_failing_messages(
     bad = by_reason["decode-error"]
     assert bad.status.status_code is StatusCode.ERROR and bad.parent is None
     assert bad.name == "process acme.readings"
+
+    # not a wire message at all: its own decode reason, no binding
+    assert d.dispatch(object()).reason == "decode-error"
+    assert telemetry.points("xrgen.decode.failures")[
+        attrs(xrgen__decode__reason="unsupported-message-type")
+    ] == 1
 
 
 def test_a_templated_destination_names_the_process_span_and_metric(
@@ -275,6 +322,7 @@ def test_a_received_event_keeps_its_traceparent(acme: ModuleType, telemetry: Tel
     telemetry.spans.clear()
     event.attributes["traceparent"] = UPSTREAM
     event.attributes["tracestate"] = "vendor=x"
+    event.attributes["subject"] = "line 4"
     for mode in ("binary", "structured"):
         assert d.dispatch(codec(acme, "kafka").encode(event, mode=mode)) and not dead
     assert [ev.attributes["traceparent"] for ev in seen] == [UPSTREAM, UPSTREAM]
@@ -283,6 +331,7 @@ def test_a_received_event_keeps_its_traceparent(acme: ModuleType, telemetry: Tel
         assert processed.context.trace_id == 0x4BF92F3577B34DA6A3CE929D0E0E4736
         assert processed.parent is not None and processed.parent.span_id == 0x00F067AA0BA902B7
         assert processed.context.trace_state.get("vendor") == "x"
+        assert (processed.attributes or {})["cloudevents.event_subject"] == "line 4"
 
 
 def test_the_callers_trace_context_is_never_replaced(telemetry: Telemetry) -> None:
@@ -333,7 +382,9 @@ def test_a_plain_message_gets_no_trace_context(acme: ModuleType, telemetry: Tele
 # ------------------------------------------------------------------ switching on and off
 
 
-def test_instrument_and_uninstrument_are_idempotent(acme: ModuleType) -> None:
+def test_instrument_and_uninstrument_are_idempotent(
+    acme: ModuleType, caplog: pytest.LogCaptureFixture
+) -> None:
     t = Telemetry()
     d, dead = dispatcher(acme, "com.acme.Reading", lambda ev, params: None)
     assert not otel.is_instrumented()
@@ -343,6 +394,7 @@ def test_instrument_and_uninstrument_are_idempotent(acme: ModuleType) -> None:
     try:
         otel.instrument(tracer_provider=other.tracer_provider)  # on already: nothing changes
         assert otel.is_instrumented()
+        assert [r.getMessage() for r in caplog.records] == ["xrgen_runtime.otel: already instrumented"]
         event = create(acme, "com.acme.Reading")
         assert d.dispatch(codec(acme, "kafka").encode(event))
         assert [s.name.split()[0] for s in t.finished()] == ["create", "process"]

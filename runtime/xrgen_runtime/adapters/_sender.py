@@ -19,24 +19,24 @@ __all__ = ["AsyncSender", "Pending", "Sender"]
 _observer: Observer | None = None
 
 
-def _observed(send: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+def _observed(send: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(send)
-    def observed(self: Any, message: Any) -> Any:
+    def observed(self: Any, message: Any, *args: Any, **kwargs: Any) -> Any:
         if _observer is None:
-            return send(self, message)
-        return _observer.send(send, self, message)
+            return send(self, message, *args, **kwargs)
+        return _observer.send(send, self, message, args, kwargs)
 
     return observed
 
 
 def _observed_async(
-    send: Callable[[Any, Any], Awaitable[Any]],
-) -> Callable[[Any, Any], Awaitable[Any]]:
+    send: Callable[..., Awaitable[Any]],
+) -> Callable[..., Awaitable[Any]]:
     @functools.wraps(send)
-    async def observed(self: Any, message: Any) -> Any:
+    async def observed(self: Any, message: Any, *args: Any, **kwargs: Any) -> Any:
         if _observer is None:
-            return await send(self, message)
-        return await _observer.send_async(send, self, message)
+            return await send(self, message, *args, **kwargs)
+        return await _observer.send_async(send, self, message, args, kwargs)
 
     return observed
 

@@ -210,13 +210,21 @@ class Observer:
 
     # ------------------------------------------------------------------ sending
 
-    def send(self, send: Callable[[Any, Any], Any], sender: Any, message: Any) -> Any:
-        """``send(sender, message)`` in a ``send`` span; a returned future ends it."""
+    def send(
+        self,
+        send: Callable[..., Any],
+        sender: Any,
+        message: Any,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+    ) -> Any:
+        """``send(sender, message, *args, **kwargs)`` in a ``send`` span; a returned future
+        ends it."""
         span, metric = self._start_send(message)
         token = _attach(_set_span(span))
         start = _perf()
         try:
-            result = send(sender, message)
+            result = send(sender, message, *args, **kwargs)
         except BaseException as exc:
             self._end_send(span, metric, start, exc)
             raise
@@ -233,14 +241,19 @@ class Observer:
         return result
 
     async def send_async(
-        self, send: Callable[[Any, Any], Awaitable[Any]], sender: Any, message: Any
+        self,
+        send: Callable[..., Awaitable[Any]],
+        sender: Any,
+        message: Any,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
     ) -> Any:
         """:meth:`send` for the asyncio senders."""
         span, metric = self._start_send(message)
         token = _attach(_set_span(span))
         start = _perf()
         try:
-            result = await send(sender, message)
+            result = await send(sender, message, *args, **kwargs)
         except BaseException as exc:
             self._end_send(span, metric, start, exc)
             raise
