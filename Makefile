@@ -39,8 +39,12 @@ lint: setup
 	$(VENV)/bin/ruff check generator tests bench examples
 	$(VENV)/bin/mypy --strict generator
 
+# pytest-xdist: one worker per core (PYTEST_WORKERS=0 runs in one process); --dist loadgroup keeps
+# the tests of one session resource (SparkSession, Kafka and Pulsar brokers) on one worker
+# (tests/conftest.py); PYTEST_ARGS adds arguments (e.g. --durations=30, or -m "not slow")
+PYTEST_WORKERS ?= auto
 test: services setup lint
-	$(VENV)/bin/pytest -q -p no:cacheprovider
+	$(VENV)/bin/pytest -q -p no:cacheprovider -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 # the generator and runtime suites on the newer Pythons installed here (3.12, 3.13)
 test-versions:

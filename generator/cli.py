@@ -1,7 +1,8 @@
 """Command line: argument parsing -> api -> exit code. The only module that prints.
 
 Exit codes: 0 success (warnings allowed), 1 catalog errors or ``--check`` differences,
-2 usage or I/O errors.
+2 usage or I/O errors. A reader that closes the pipe early (``xrgen inspect ... | head``) ends
+the output quietly: the command runs to its end and exits with its own code (``_Pipe``).
 
 Each command imports what its path needs (``--help`` the parser only; a warm ``generate`` the
 run cache and the writer, not the pipeline): ``tests/e2e/test_startup.py`` checks it.
@@ -10,12 +11,14 @@ run cache and the writer, not the pipeline): ``tests/e2e/test_startup.py`` check
 from __future__ import annotations
 
 import argparse
+import functools
 import keyword
+import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ParamSpec, TextIO, cast
 
 from ._version import __version__
 from .diagnostics import Diagnostics
@@ -193,6 +196,68 @@ def _exit_code(diags: Diagnostics) -> int:
     return 1 if diags.has_errors else 0
 
 
+class _Pipe:
+    """stdout or stderr, for a reader that may leave early (``| head``): the first write or
+    flush that finds the pipe closed points the stream's descriptor at the null device (so the
+    interpreter's last flush succeeds too) and drops all later output, without a diagnostic."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self._gone = False
+
+    def write(self, text: str) -> int:
+        if not self._gone:
+            try:
+                return self._stream.write(text)
+            except BrokenPipeError:
+                self._leave()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self._gone:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                self._leave()
+
+    def _leave(self) -> None:
+        self._gone = True
+        try:
+            null = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(null, self._stream.fileno())
+            finally:
+                os.close(null)
+        except (OSError, ValueError):  # no descriptor (io.UnsupportedOperation is an OSError)
+            pass
+
+    def __getattr__(self, name: str) -> Any:  # isatty, fileno, encoding, ...
+        return getattr(self._stream, name)
+
+
+_P = ParamSpec("_P")
+
+
+def _quiet_when_reader_leaves(run: Callable[_P, int]) -> Callable[_P, int]:
+    """Run a command with stdout and stderr wrapped in ``_Pipe``; the exit code is the
+    command's (a ``--check`` that found differences still exits 1)."""
+
+    @functools.wraps(run)
+    def wrapped(*args: _P.args, **kwargs: _P.kwargs) -> int:
+        out, err = sys.stdout, sys.stderr
+        pipes = _Pipe(out), _Pipe(err)
+        sys.stdout, sys.stderr = cast(TextIO, pipes[0]), cast(TextIO, pipes[1])
+        try:
+            return run(*args, **kwargs)
+        finally:
+            for pipe in pipes:
+                pipe.flush()
+            sys.stdout, sys.stderr = out, err
+
+    return wrapped
+
+
+@_quiet_when_reader_leaves
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "diff":

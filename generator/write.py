@@ -1,5 +1,5 @@
 """Write the file map under ``--out``: the package folder whole (built beside it, swapped in by
-renames, under a lock), unchanged files untouched, files of an earlier run that are no longer
+renames, under a lock that is gone when the run ends), unchanged files untouched, files of an earlier run that are no longer
 generated removed (via a manifest), nothing outside ``--out`` ever touched and nothing written
 before every path is checked. ``check`` compares instead of writing and returns a unified diff."""
 
@@ -144,18 +144,42 @@ def _checked_targets(out: Path, files: Mapping[PurePosixPath, str]) -> dict[Pure
 
 @contextmanager
 def _locked(out: Path, package: str) -> Iterator[None]:
-    """An exclusive lock per ``--out`` and package: concurrent runs take turns."""
+    """An exclusive lock per ``--out`` and package: concurrent runs take turns.
+
+    The lock file exists only while a run holds it, so nothing is left in ``--out`` for a
+    ``git add`` to pick up: the holder removes it before it releases the lock, and a run
+    that waited on a file that is no longer the one at the path (its holder removed it)
+    starts over with the path's current file. Whoever holds the lock on the file at the path
+    is the only run inside. A killed run leaves the file; the next run takes it over."""
     try:
         import fcntl
     except ImportError:  # not POSIX: runs are not serialized
         yield
         return
+    path = _lock_path(out, package)
     flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)  # never through a symlink
-    fd = os.open(_lock_path(out, package), flags, 0o666 & ~_umask())
+    while True:
+        fd = os.open(path, flags, 0o666 & ~_umask())
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            held = os.fstat(fd)
+            try:
+                there = os.stat(path, follow_symlinks=False)
+            except FileNotFoundError:
+                there = None
+        except BaseException:
+            os.close(fd)
+            raise
+        if there is not None and (there.st_dev, there.st_ino) == (held.st_dev, held.st_ino):
+            break
+        os.close(fd)  # removed by the run it waited for: lock the path's current file
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
         yield
     finally:
+        try:
+            os.unlink(path)  # still holding the lock: no other run is inside
+        except OSError:
+            pass  # a folder this run may not write to: the file stays
         os.close(fd)  # releases the lock
 
 

@@ -34,7 +34,9 @@ for version in 3.12 3.13; do
         continue
     fi
     venv=".venv-$version"
-    if [ ! -f "$venv/.installed" ]; then
+    # (re)installed when a pyproject.toml changed since, as make setup does
+    if [ ! -f "$venv/.installed" ] || [ pyproject.toml -nt "$venv/.installed" ] \
+        || [ runtime/pyproject.toml -nt "$venv/.installed" ]; then
         "$python" -m venv "$venv"
         "$venv/bin/pip" install -q --upgrade pip
         "$venv/bin/pip" install -q -e ./runtime --config-settings editable_mode=compat
@@ -42,7 +44,8 @@ for version in 3.12 3.13; do
         touch "$venv/.installed"
     fi
     echo "test-versions: Python $("$venv/bin/python" -c 'import platform; print(platform.python_version())')"
-    "$venv/bin/python" -m pytest -q -p no:cacheprovider \
+    # pytest-xdist workers as in make test (PYTEST_WORKERS, default one per core)
+    "$venv/bin/python" -m pytest -q -p no:cacheprovider -n "${PYTEST_WORKERS:-auto}" --dist loadgroup \
         tests/unit tests/runtime tests/e2e tests/errors tests/interop \
         -k "not mypy_strict and not spark"
     ran=$((ran + 1))

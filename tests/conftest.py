@@ -29,6 +29,57 @@ _counter = itertools.count()
 collect_ignore = [] if os.environ.get("XRGEN_WHEEL_TEST") else ["wheels"]
 
 
+# --------------------------------------------------------------------------- parallel workers
+
+#: folders whose tests share an expensive session resource: under pytest-xdist with
+#: ``--dist loadgroup`` (``make test``) each folder's tests run on one worker, so the resource
+#: starts once per run: tests/spark the local SparkSession (and the standalone cluster),
+#: tests/brokers the private Kafka (Tansu) and Pulsar brokers (tests/brokers/conftest.py)
+SESSION_GROUPS = ("tests/spark/", "tests/brokers/")
+
+
+def _unit(nodeid: str) -> str:
+    """The unit of work a test belongs to: its ``SESSION_GROUPS`` folder, else its module."""
+    for folder in SESSION_GROUPS:
+        if nodeid.startswith(folder):
+            return folder
+    return nodeid.split("::", 1)[0]
+
+
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook; absent where xdist is not installed
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadgroup`` with these groups: a folder of ``SESSION_GROUPS`` is one unit of
+    work, every other test module another (so a module's fixtures run once too). Units go to
+    whichever worker is free, in the order ``pytest_collection_modifyitems`` gives them: the
+    long ones first, so that none of them starts last. (xdist's own ``xdist_group`` marks work
+    by renaming node ids, which has no effect under pytest 9.2; the scheduler needs no mark.)"""
+    if config.getoption("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SessionGroups(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return _unit(nodeid)
+
+    config.option.loadscopereorder = False  # keep the collection's order of units
+    return SessionGroups(config, log)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On an xdist worker, the long units first (longest processing time first): the Spark
+    folder, then every module or group holding a test marked ``slow``, then the rest, each in
+    collection order. Every worker sorts alike, as xdist requires."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    slow = {_unit(item.nodeid) for item in items if item.get_closest_marker("slow")}
+
+    def rank(item: pytest.Item) -> int:
+        unit = _unit(item.nodeid)
+        return 0 if unit == SESSION_GROUPS[0] else 1 if unit in slow or unit in SESSION_GROUPS else 2
+
+    items.sort(key=rank)
+
+
 @pytest.fixture(scope="session")
 def runtime_package() -> ModuleType:
     return importlib.import_module("xrgen_runtime")

@@ -45,6 +45,20 @@ class Report:
     mode: str
     breaking: bool
 
+    @property
+    def wire(self) -> bool:
+        """The change breaks the message's mode on the wire."""
+        return self.change.breaking(mode_directions(self.mode))
+
+    @property
+    def kind(self) -> str:
+        """``breaking`` (an error: it breaks the mode on the wire, or it is an API change and
+        ``--api`` is given), ``api`` (a change to the generated Python API, a warning without
+        ``--api``) or ``compatible``."""
+        if self.breaking:
+            return "breaking"
+        return "api" if self.change.api else "compatible"
+
     def line(self) -> str:
         c = self.change
         sev = "error" if self.breaking else "warning"
@@ -57,7 +71,7 @@ class Report:
             "file": c.file,
             "pointer": c.pointer,
             "message": c.message,
-            "kind": "breaking" if self.breaking else "compatible",
+            "kind": self.kind,
             "modes": c.modes(),
             "mode": self.mode,
             "api": c.api,

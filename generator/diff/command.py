@@ -124,15 +124,32 @@ def _outcome(result: DiffResult, args: argparse.Namespace) -> Outcome:
         )
     else:
         out.stdout.extend(r.line() for r in result.reports)
-    out.stderr.append(_summary(result.reports, result.mode))
+    out.stderr.append(_summary(result.reports, result.mode, getattr(args, "api", False)))
     return out
 
 
-def _summary(reports: list[Report], mode: str) -> str:
-    breaking = sum(r.breaking for r in reports)
+def _count(n: int, what: str) -> str:
+    return f"{n} {what} change{'' if n == 1 else 's'}"
+
+
+def _summary(reports: list[Report], mode: str, api_errors: bool) -> str:
+    """Three counts that add up to the changes: breaking wire changes (in each message's
+    mode), generated-API changes (errors with ``--api``, else warnings) and compatible ones."""
+    wire = sum(r.wire for r in reports)
+    api = sum(r.change.api and not r.wire for r in reports)
+    compatible = len(reports) - wire - api
     modes = sorted({r.mode for r in reports} or {mode})
-    verdict = "compatible" if not breaking else "NOT compatible"
+    if any(r.breaking for r in reports):
+        verdict = "NOT compatible"
+    elif api:
+        verdict = "compatible on the wire, generated API changed"
+    else:
+        verdict = "compatible"
+    tail = ""
+    if api:
+        tail = "; --api: API changes are errors" if api_errors else "; API changes are warnings"
     return (
-        f"xrgen diff: {verdict} ({breaking} breaking, {len(reports) - breaking} compatible"
-        f" changes; mode {', '.join(modes)})"
+        f"xrgen diff: {verdict} ({_count(wire, 'breaking wire')},"
+        f" {_count(api, 'generated-API')}, {_count(compatible, 'compatible')};"
+        f" mode {', '.join(modes)}{tail})"
     )

@@ -57,7 +57,8 @@ def test_json_for_removed_message_and_api_change(capsys: pytest.CaptureFixture[s
     assert code == 1
     by_code = {c["code"]: c for c in json.loads(out)}
     assert by_code["XRG500"]["modes"] == ["backward", "full"]
-    assert by_code["XRG591"]["kind"] == "compatible" and by_code["XRG591"]["modes"] == []
+    assert by_code["XRG591"]["kind"] == "api" and by_code["XRG591"]["modes"] == []
+    assert by_code["XRG591"]["api"] is True and by_code["XRG500"]["kind"] == "breaking"
     code, out, _ = run(
         ["old.json", "new.json", "--json", "--api", "--mode", "forward"],
         capsys,
@@ -66,6 +67,43 @@ def test_json_for_removed_message_and_api_change(capsys: pytest.CaptureFixture[s
     assert code == 1  # only the API change breaks in forward mode, and --api makes it an error
     kinds = {c["code"]: c["kind"] for c in json.loads(out)}
     assert kinds == {"XRG500": "compatible", "XRG591": "breaking"}
+
+
+def test_summary_counts_wire_api_and_compatible_changes_apart(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A removed producer method (XRG591) and constructor argument (XRG592) break code that
+    imports the package: the summary counts them as generated-API changes, never as compatible."""
+    code, _, err = run(["old.json", "new.json"], capsys, HERE / "api-placeholder-renamed")
+    assert code == 0
+    assert err.splitlines()[-1] == (
+        "xrgen diff: compatible on the wire, generated API changed (0 breaking wire changes,"
+        " 5 generated-API changes, 4 compatible changes; mode backward; API changes are warnings)"
+    )
+    code, _, err = run(["old.json", "new.json", "--api"], capsys, HERE / "api-placeholder-renamed")
+    assert code == 1
+    assert err.splitlines()[-1] == (
+        "xrgen diff: NOT compatible (0 breaking wire changes, 5 generated-API changes,"
+        " 4 compatible changes; mode backward; --api: API changes are errors)"
+    )
+    code, _, err = run(["old.json", "new.json", "--mode", "forward"], capsys, HERE / "message-removed")
+    assert code == 0
+    assert err.splitlines()[-1] == (
+        "xrgen diff: compatible on the wire, generated API changed (0 breaking wire changes,"
+        " 1 generated-API change, 1 compatible change; mode forward; API changes are warnings)"
+    )
+    code, _, err = run(["old.json", "new.json"], capsys, HERE / "message-removed")
+    assert code == 1
+    assert err.splitlines()[-1] == (
+        "xrgen diff: NOT compatible (1 breaking wire change, 1 generated-API change,"
+        " 0 compatible changes; mode backward; API changes are warnings)"
+    )
+    code, _, err = run(["old.json", "new.json"], capsys, HERE / "descriptions-only")
+    assert (code, err.splitlines()[-1]) == (
+        0,
+        "xrgen diff: compatible (0 breaking wire changes, 0 generated-API changes,"
+        " 0 compatible changes; mode backward)",
+    )
 
 
 def test_usage_and_input_errors_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -53,6 +53,7 @@ def test_catalogs_as_one_string_and_spark_pair(project: Path) -> None:
     assert spark.is_file()
 
 
+@pytest.mark.slow
 def test_pyproject_pair(project: Path) -> None:
     written = project / "src" / "pyproject.toml"
     assert xrgen(project, GENERATE + "pyproject = true\n", "generate", "--no-pyproject").returncode == 0

@@ -62,6 +62,7 @@ def test_every_command_has_a_section_listing_exactly_its_flags() -> None:
         assert documented <= wanted, f"docs/cli.md `{name}` lists {sorted(documented - wanted)}, which --help does not have"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page", ["docs/cli.md", "README.md"])
 def test_every_flag_the_page_names_exists(page: str) -> None:
     known = {f for c in ["", *_commands()] for f in _help_flags(_help(*([c] if c else [])))}

@@ -55,6 +55,7 @@ def test_header_and_no_absolute_paths(name: str, tmp_path: Path) -> None:
         assert str(ROOT) not in text and str(tmp_path) not in text, path
 
 
+@pytest.mark.slow
 def test_mypy_strict_on_generated_packages(tmp_path: Path) -> None:
     out = tmp_path / "out"
     for name in GOOD:
@@ -77,6 +78,7 @@ def _run_generate(out: Path, seed: str) -> dict[str, bytes]:
     return {str(p.relative_to(out / "o")): p.read_bytes() for p in sorted((out / "o").rglob("*")) if p.is_file()}
 
 
+@pytest.mark.slow
 def test_deterministic_across_hash_seeds_and_caches(tmp_path: Path) -> None:
     first = _run_generate(tmp_path / "a", "1")
     second = _run_generate(tmp_path / "b", "4242")

@@ -59,6 +59,7 @@ def test_good_samples_import_and_round_trip(sample: str, generated_samples: Path
         assert kafka.decode(wire).attributes["id"] == "1"
 
 
+@pytest.mark.slow
 def test_generated_samples_pass_mypy_strict(generated_samples: Path, tmp_path: Path) -> None:
     packages = [_package(s) for s in GOOD]
     proc = subprocess.run(

@@ -105,6 +105,7 @@ def test_data_bytes(runtime_package: ModuleType) -> None:
     assert event.encode_data(bytearray(b"x")) == (b"x", False)
 
 
+@pytest.mark.slow
 def test_mypy_strict_on_runtime() -> None:
     pytest.importorskip("mypy")
     result = subprocess.run(

@@ -144,6 +144,7 @@ def templates(draw: Any) -> tuple[str, dict[str, str]]:
     return "".join(parts), values
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None)
 @given(templates())
 def test_every_expansion_matches_and_gives_back_the_values(

@@ -653,6 +653,7 @@ def test_decimals_and_fixed_bytes_are_synthesized_within_their_digits_and_length
 FORMAT_CATALOGS = ["avro", "protobuf", "xml"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("catalog", FORMAT_CATALOGS)
 def test_format_catalog_strategies_round_trip_through_the_brokers(generated: Any, catalog: str) -> None:
     pkg = generated(CATALOGS / catalog / "catalog.json", package=f"kit_{catalog}")

@@ -120,6 +120,7 @@ def _rows(acme: ModuleType) -> list[dict[str, Any]]:
     return rows
 
 
+@pytest.mark.slow
 def test_decoder_on_a_standalone_cluster(
     spark: Any, acme: ModuleType, cluster: str, tmp_path: Path
 ) -> None:

@@ -19,6 +19,7 @@ pytestmark = pytest.mark.spark
 CATALOG = Path(__file__).resolve().parents[2] / "catalogs" / "routing" / "catalog.json"
 
 
+@pytest.mark.slow
 def test_every_routing_message_lands_in_its_own_output(spark: Any, generated: Any) -> None:
     pkg = generated(CATALOG, package="routing_spark")
     sp = importlib.import_module(pkg.__name__ + ".spark")

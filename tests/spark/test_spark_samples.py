@@ -20,6 +20,7 @@ if not PRESENT:
     pytest.skip(ABSENT_REASON, allow_module_level=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sample", GOOD)
 def test_every_sample_message_decodes_in_spark(spark: Any, generated: Any, sample: str) -> None:
     pkg = generated(SAMPLES / sample, package=package_name(sample))

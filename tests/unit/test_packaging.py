@@ -42,3 +42,40 @@ def test_every_runtime_package_is_in_the_wheel() -> None:
     runtime = ROOT / "runtime"
     missing = _packages(runtime / "xrgen_runtime", "xrgen_runtime") - _listed(runtime / "pyproject.toml")
     assert not missing, f"add to [tool.setuptools] packages of runtime/pyproject.toml: {sorted(missing)}"
+
+
+def _runtime_extras() -> dict[str, list[str]]:
+    data = tomllib.loads((ROOT / "runtime" / "pyproject.toml").read_text())
+    extras: dict[str, list[str]] = data["project"]["optional-dependencies"]
+    return extras
+
+
+def test_the_all_extra_is_every_other_extra() -> None:
+    extras = _runtime_extras()
+    (requirement,) = extras["all"]
+    named = requirement.removeprefix("xrgen-runtime[").removesuffix("]").split(",")
+    assert sorted(named) == sorted(set(extras) - {"all"})
+
+
+def _install_section() -> str:
+    readme = (ROOT / "README.md").read_text()
+    return readme[readme.index("## Install\n") : readme.index("\n## ", readme.index("## Install\n") + 1)]
+
+
+def test_the_readme_names_every_runtime_extra() -> None:
+    section = _install_section()
+    for name in _runtime_extras():
+        assert f"`{name}`" in section, f"README's Install section does not name the extra {name!r}"
+
+
+def test_the_install_from_a_clone_is_documented_and_run_by_test_wheels() -> None:
+    """The README's clone install is the command scripts/test_wheels.sh runs in a fresh venv,
+    and every page that shows `pip install 'xrgen-runtime[...]'` shows the clone spelling too."""
+    command = "pip install ./runtime ."
+    assert f"\n{command}" in _install_section()
+    assert '/bin/pip" install -q ./runtime .\n' in (ROOT / "scripts" / "test_wheels.sh").read_text()
+    pages = [ROOT / "README.md", ROOT / "runtime" / "README.md", *(ROOT / "docs").glob("*.md")]
+    for page in pages:
+        text = page.read_text()
+        if "pip install 'xrgen-runtime[" in text:
+            assert "pip install './runtime[" in text, page

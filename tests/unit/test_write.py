@@ -57,6 +57,7 @@ def go(*procs: subprocess.Popen[str]) -> None:
         proc.stdin.flush()
 
 
+@pytest.mark.slow
 def test_concurrent_runs_never_mix(tmp_path: Path) -> None:
     out = tmp_path / "out"
     for trial in range(20):
@@ -66,9 +67,53 @@ def test_concurrent_runs_never_mix(tmp_path: Path) -> None:
         found = tags(out / "p")
         assert found in ({f"# A{trial}"}, {f"# B{trial}"}), (trial, found)
         assert len(list((out / "p").glob("*.py"))) == 300
-    assert sorted(p.name for p in out.iterdir()) == [".p.xrgen-lock", "p"]
+    assert sorted(p.name for p in out.iterdir()) == ["p"]  # no lock file left behind
 
 
+#: enters the lock of out/p ``rounds`` times and logs "in"/"out" with its pid (argv: out, rounds)
+LOCKER = """
+import os, sys, time
+from pathlib import Path
+from xrgen.write import _locked
+out, rounds = Path(sys.argv[1]), int(sys.argv[2])
+log = os.open(out / "log", os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+print("ready", flush=True)
+sys.stdin.readline()
+for _ in range(rounds):
+    with _locked(out, "p"):
+        os.write(log, f"in {os.getpid()}\\n".encode())
+        time.sleep(0.001)
+        os.write(log, f"out {os.getpid()}\\n".encode())
+"""
+
+
+@pytest.mark.slow
+def test_the_lock_file_is_removed_and_runs_still_take_turns(tmp_path: Path) -> None:
+    """The holder removes the lock file before it releases the lock; runs that waited on the
+    removed file start over with the path's current one, so no two are ever inside together."""
+    out = tmp_path / "out"
+    out.mkdir()
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", LOCKER, str(out), "60"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(4)
+    ]
+    for proc in procs:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+    go(*procs)
+    assert all(proc.wait(120) == 0 for proc in procs)
+    lines = (out / "log").read_text().splitlines()
+    assert len(lines) == 4 * 60 * 2
+    for enter, leave in zip(lines[::2], lines[1::2], strict=True):
+        assert enter.startswith("in ") and leave == "out " + enter[3:], (enter, leave)
+    assert sorted(p.name for p in out.iterdir()) == ["log"]
+
+
+@pytest.mark.slow
 def test_killed_run_leaves_old_or_new_and_next_run_cleans_up(tmp_path: Path) -> None:
     out = tmp_path / "out"
     old = {PurePosixPath("p", f"m{i:04d}.py"): "# old\n" for i in range(2000)}
@@ -89,7 +134,7 @@ def test_killed_run_leaves_old_or_new_and_next_run_cleans_up(tmp_path: Path) -> 
             write(out, "p", old)  # start the next trial from the old package
     leftovers = [p.name for p in out.iterdir() if p.name.startswith(".p.xrgen-new-")]
     write(out, "p", {**old, PurePosixPath("p", "m0000.py"): "# old 2\n"})
-    assert sorted(p.name for p in out.iterdir()) == [".p.xrgen-lock", "p"]
+    assert sorted(p.name for p in out.iterdir()) == ["p"]  # no lock file left behind
     assert "# old" in outcomes or leftovers  # at least one kill landed mid-write
 
 
