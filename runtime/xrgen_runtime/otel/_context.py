@@ -33,6 +33,8 @@ _MAX_STATE = 8192
 _ZERO_TRACE = "0" * 32
 _ZERO_SPAN = "0" * 16
 _EMPTY = Context()
+#: every two-digit lowercase hex ``trace-flags`` value, as ``TraceFlags``
+_FLAGS = {f"{i:02x}": TraceFlags(i) for i in range(256)}
 
 
 def parent_context(value: object, state: object) -> Context | None:
@@ -65,7 +67,7 @@ def parent_context(value: object, state: object) -> Context | None:
         int(trace_id, 16),
         int(span_id, 16),
         True,
-        TraceFlags(int(flags, 16)),
+        _FLAGS[flags],
         trace_state,
     )
     return set_span_in_context(NonRecordingSpan(span_context), _EMPTY)
