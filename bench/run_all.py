@@ -14,6 +14,7 @@ SCRIPTS = [
     "bench_package.py",
     "bench_codecs.py",
     "bench_dispatch.py",
+    "bench_endpoints.py",
     "bench_templates.py",
     "bench_spark.py",
     "bench_diff.py",

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
         DispatcherBase,
         DispatchResult,
         Handler,
+        HandlerError,
     )
     from ._errors import DecodeError
     from ._event import Event
@@ -68,6 +69,7 @@ _HOMES = {
     "DispatcherBase": "._dispatch",
     "DispatchResult": "._dispatch",
     "Handler": "._dispatch",
+    "HandlerError": "._dispatch",
     "DecodeError": "._errors",
     "Event": "._event",
     "MessageInfo": "._info",
@@ -85,6 +87,7 @@ __all__ = [
     "DispatcherBase",
     "Event",
     "Handler",
+    "HandlerError",
     "HttpBinding",
     "HttpMessage",
     "KafkaBinding",

@@ -32,7 +32,9 @@ characters with control characters escaped (``_limits.bounded_detail``), so the 
 callback's log line never carries raw CR/LF whatever the input. Reasons: ``decode-error``,
 ``unknown-type``, ``no-match``, ``validation-error``, ``no-handler``, ``handler-error``,
 ``async-handler-in-sync-dispatch`` and (for bugs only) ``internal-error``. Nothing raises out
-of ``dispatch``: a failing dead-letter callback is logged.
+of ``dispatch``: a failing dead-letter callback is logged. The one exception is a dispatcher
+set to give handler errors back (``handler_errors = "raise"``): a handler that raises then
+makes ``dispatch`` raise ``HandlerError`` instead of dead-lettering the message.
 
 Async handlers: :meth:`DispatcherBase.dispatch_async` awaits them. The synchronous
 :meth:`DispatcherBase.dispatch` runs an async handler with ``asyncio.run`` when no event loop
@@ -74,6 +76,7 @@ from ._outcome import (
     DeadLetter,
     DispatchResult,
     Handler,
+    HandlerError,
     PendingDead,
 )
 from ._payload import Invalid
@@ -88,6 +91,7 @@ __all__ = [
     "DispatchResult",
     "DispatcherBase",
     "Handler",
+    "HandlerError",
     "protocol_family",
 ]
 
@@ -130,8 +134,13 @@ class DispatcherBase:
 
     ``defs`` are in catalog order (that order breaks ties between definitions that all match
     an event). ``dead_letter(original, reason, detail)`` receives every input that no handler
-    took; by default it is logged as a warning.
+    took; by default it is logged as a warning. ``handler_errors``: ``"dead-letter"`` (the
+    default) sends a message whose handler raised to ``dead_letter`` (reason
+    ``handler-error``); ``"raise"`` raises ``HandlerError`` from the handler's exception
+    instead, for a receiver to redeliver the message.
     """
+
+    handler_errors: str = "dead-letter"
 
     def __init__(
         self,
@@ -308,9 +317,13 @@ class DispatcherBase:
             if c.is_async:
                 return self._run_awaitable(c, handler(new, params), origin)
             outcome = handler(new, params)
+        except HandlerError:
+            raise  # from the async handler just run (``_run_awaitable``)
         except Exception as exc:
             if _observer is not None:
                 _observer.handler_failed(exc)
+            if self.handler_errors == "raise":
+                raise HandlerError(c.id) from exc
             return self._dead(PendingDead(origin, HANDLER_ERROR, repr(exc), c.id))
         if outcome is not None and inspect.isawaitable(outcome):
             return self._run_awaitable(c, outcome, origin)
@@ -328,6 +341,8 @@ class DispatcherBase:
             except Exception as exc:
                 if _observer is not None:
                     _observer.handler_failed(exc)
+                if self.handler_errors == "raise":
+                    raise HandlerError(c.id) from exc
                 return self._dead(PendingDead(origin, HANDLER_ERROR, repr(exc), c.id))
             return c.ok
         if inspect.iscoroutine(awaitable):
@@ -351,6 +366,8 @@ class DispatcherBase:
         except Exception as exc:
             if _observer is not None:
                 _observer.handler_failed(exc)
+            if self.handler_errors == "raise":
+                raise HandlerError(c.id) from exc
             return await self._dead_async(
                 PendingDead(origin, HANDLER_ERROR, repr(exc), c.id)
             )

@@ -23,6 +23,7 @@ __all__ = [
     "DeadLetter",
     "DispatchResult",
     "Handler",
+    "HandlerError",
     "PendingDead",
 ]
 
@@ -50,6 +51,17 @@ DEAD_LETTER_REASONS = (
     ASYNC_IN_SYNC,
     INTERNAL_ERROR,
 )
+
+
+class HandlerError(Exception):
+    """A handler raised, and its dispatcher gives the message back instead of dead-lettering
+    it (``handler_errors = "raise"``, as ``Endpoint.dispatcher(redeliver=True)`` sets): a
+    receiver's ``run`` then does not acknowledge the message (the server delivers it again)
+    and goes on serving. The handler's exception is ``__cause__``."""
+
+    def __init__(self, message_id: str) -> None:
+        super().__init__(f"handler of {message_id!r} raised")
+        self.message_id = message_id
 
 
 class DispatchResult:

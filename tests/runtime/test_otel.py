@@ -297,6 +297,44 @@ def test_metrics_of_handled_dead_lettered_and_failing_messages(
     ] == 1
 
 
+def test_a_handler_error_given_back_ends_the_span(acme: ModuleType, telemetry: Telemetry) -> None:
+    """``handler_errors = "raise"`` (an endpoint's ``dispatcher(redeliver=True)``): dispatch
+    raises ``HandlerError``, the span and the metrics say so."""
+    from xrgen_runtime import HandlerError
+
+    def handler(ev: Any, params: dict[str, str]) -> None:
+        raise RuntimeError("retry me")
+
+    d, dead = dispatcher(acme, "com.acme.Reading", handler)
+    d.handler_errors = "raise"
+    wire = codec(acme, "kafka").encode(create(acme, "com.acme.Reading"))
+    with pytest.raises(HandlerError):
+        d.dispatch(wire)
+    with pytest.raises(HandlerError):
+        asyncio.run(d.dispatch_async(wire))
+    assert not dead
+    spans = telemetry.named("process")
+    assert len(spans) == 2
+    for span in spans:
+        assert span.status.status_code is StatusCode.ERROR
+        assert span.attributes is not None
+        assert span.attributes["xrgen.outcome"] == "raised"
+        assert span.attributes["error.type"] == "handler-error"
+        assert span.attributes["xrgen.message.id"] == "com.acme.Reading"
+        (exception,) = [e for e in span.events if e.name == "exception"]
+        assert (exception.attributes or {})["exception.type"] == "RuntimeError"
+    assert telemetry.points("messaging.client.consumed.messages") == {
+        attrs(
+            messaging__operation__name="process",
+            messaging__operation__type="process",
+            messaging__system="kafka",
+            xrgen__message__id="com.acme.Reading",
+            xrgen__outcome="raised",
+            error__type="handler-error",
+        ): 2
+    }
+
+
 def test_a_templated_destination_names_the_process_span_and_metric(
     acme: ModuleType, telemetry: Telemetry
 ) -> None:

@@ -1,14 +1,15 @@
-"""The receive loop shared by the adapters: handle, then acknowledge; bounded by stop,
-message count and idle time."""
+"""The receiver bases shared by the adapters: subclasses poll, convert and (n)ack raw
+messages; ``run`` is the serving loop of ``_serve`` (handle, then acknowledge; bounded by stop,
+message count, idle time and signals)."""
 
 from __future__ import annotations
 
 import asyncio
-import inspect
 import threading
-import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Generic, TypeVar
+
+from ._serve import serve, serve_async
 
 R = TypeVar("R")
 M = TypeVar("M")
@@ -34,6 +35,9 @@ class PollingReceiver(Generic[R, M]):
     def close(self) -> None:
         raise NotImplementedError
 
+    def _settle(self) -> None:
+        """Make the acknowledgements so far durable (default: each already is)."""
+
     def run(
         self,
         on_message: Callable[[M], object],
@@ -42,45 +46,35 @@ class PollingReceiver(Generic[R, M]):
         max_messages: int | None = None,
         idle_timeout: float | None = None,
         poll_interval: float = 0.2,
+        handle_signals: bool = True,
+        concurrency: int = 1,
     ) -> int:
         """Call ``on_message`` per message and acknowledge it after it returned.
 
-        Stops when ``stop`` is set, after ``max_messages`` messages, or when no message arrived
-        for ``idle_timeout`` seconds. If ``on_message`` raises, the message is not acknowledged
-        (``_nack``) and the exception propagates. Returns the number of messages handled.
+        Stops when ``stop`` is set, after ``max_messages`` messages, when no message arrived
+        for ``idle_timeout`` seconds, or (``handle_signals``, main thread) on SIGTERM/SIGINT,
+        after the message in hand is handled and acknowledged. If ``on_message`` raises
+        ``HandlerError`` the message is given back (``_nack``) and serving goes on; any other
+        exception gives it back and propagates. ``concurrency`` > 1 runs that many (async)
+        handlers at once, acknowledging in arrival order. Returns the number of messages
+        handled (``_serve``).
         """
-        handled = 0
-        last = time.monotonic()
-        while max_messages is None or handled < max_messages:
-            if stop is not None and stop.is_set():
-                break
-            raw = self._poll(poll_interval)
-            if raw is None:
-                if idle_timeout is not None and time.monotonic() - last >= idle_timeout:
-                    break
-                continue
-            try:
-                on_message(self._convert(raw))
-            except BaseException:
-                self._nack(raw)
-                raise
-            self._ack(raw)
-            handled += 1
-            last = time.monotonic()
-        return handled
+        return serve(
+            self,
+            on_message,
+            stop=stop,
+            max_messages=max_messages,
+            idle_timeout=idle_timeout,
+            poll_interval=poll_interval,
+            handle_signals=handle_signals,
+            concurrency=concurrency,
+        )
 
     def __enter__(self: Any) -> Any:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-async def call_handler(on_message: Callable[[M], object], message: M) -> None:
-    """Call a sync or async handler (``dispatch`` or ``dispatch_async``)."""
-    result = on_message(message)
-    if inspect.isawaitable(result):
-        await result
 
 
 class AsyncPollingReceiver(Generic[R, M]):
@@ -103,6 +97,9 @@ class AsyncPollingReceiver(Generic[R, M]):
     async def close(self) -> None:
         raise NotImplementedError
 
+    async def _settle(self) -> None:
+        """Make the acknowledgements so far durable (default: each already is)."""
+
     async def run(
         self,
         on_message: Callable[[M], object | Awaitable[object]],
@@ -111,28 +108,20 @@ class AsyncPollingReceiver(Generic[R, M]):
         max_messages: int | None = None,
         idle_timeout: float | None = None,
         poll_interval: float = 0.2,
+        handle_signals: bool = True,
+        concurrency: int = 1,
     ) -> int:
         """Async twin of ``PollingReceiver.run``; ``on_message`` may be sync or async."""
-        handled = 0
-        loop = asyncio.get_running_loop()
-        last = loop.time()
-        while max_messages is None or handled < max_messages:
-            if stop is not None and stop.is_set():
-                break
-            raw = await self._poll(poll_interval)
-            if raw is None:
-                if idle_timeout is not None and loop.time() - last >= idle_timeout:
-                    break
-                continue
-            try:
-                await call_handler(on_message, self._convert(raw))
-            except BaseException:
-                await self._nack(raw)
-                raise
-            await self._ack(raw)
-            handled += 1
-            last = loop.time()
-        return handled
+        return await serve_async(
+            self,
+            on_message,
+            stop=stop,
+            max_messages=max_messages,
+            idle_timeout=idle_timeout,
+            poll_interval=poll_interval,
+            handle_signals=handle_signals,
+            concurrency=concurrency,
+        )
 
     async def __aenter__(self: Any) -> Any:
         return self

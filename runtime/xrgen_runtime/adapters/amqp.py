@@ -17,16 +17,19 @@ handler returned and releases it (``released``: the broker requeues it) when the
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 import cproton  # type: ignore[import-untyped,import-not-found,unused-ignore]
 import proton  # type: ignore[import-untyped,import-not-found,unused-ignore]
+from proton.reactor import ReceiverOption, SenderOption  # type: ignore[import-untyped,import-not-found,unused-ignore]
 from proton.utils import BlockingConnection  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
+from .._event import Event
 from ..bindings import AmqpMessage
+from ._encoding import Encoder, encoder_or_refusal
 from ._loop import PollingReceiver
 from ._sender import Sender
 
@@ -34,6 +37,8 @@ __all__ = [
     "AmqpDeliveryError",
     "AmqpReceiver",
     "AmqpSender",
+    "LinkSettings",
+    "connect",
     "from_proton",
     "to_proton",
 ]
@@ -220,6 +225,158 @@ def from_proton(message: Any, address: str | None = None) -> AmqpMessage:
 
 
 # --------------------------------------------------------------------------------------------
+# connection and link settings
+# --------------------------------------------------------------------------------------------
+
+_DURABILITY = {
+    "none": proton.Terminus.NONDURABLE,
+    "configuration": proton.Terminus.CONFIGURATION,
+    "unsettled-state": proton.Terminus.DELIVERIES,
+}
+_EXPIRY = {
+    "link-detach": proton.Terminus.EXPIRE_WITH_LINK,
+    "session-end": proton.Terminus.EXPIRE_WITH_SESSION,
+    "connection-close": proton.Terminus.EXPIRE_WITH_CONNECTION,
+    "never": proton.Terminus.EXPIRE_NEVER,
+}
+_DISTRIBUTION = {
+    "move": proton.Terminus.DIST_MODE_MOVE,
+    "copy": proton.Terminus.DIST_MODE_COPY,
+}
+_SND_SETTLE = {
+    "unsettled": proton.Link.SND_UNSETTLED,
+    "settled": proton.Link.SND_SETTLED,
+    "mixed": proton.Link.SND_MIXED,
+}
+_RCV_SETTLE = {"first": proton.Link.RCV_FIRST, "second": proton.Link.RCV_SECOND}
+#: source filter keys whose string value is a JMS-style selector (described type)
+_SELECTOR_KEYS = frozenset({"selector", "jms-selector"})
+_SELECTOR = proton.symbol("apache.org:selector-filter:string")
+
+
+def _pick(table: Mapping[str, Any], name: str, value: Any) -> Any:
+    try:
+        return table[value]
+    except KeyError:
+        raise ValueError(
+            f"AMQP link setting {name}: {value!r} is not one of {sorted(table)}"
+        ) from None
+
+
+def _symbols(data: Any, values: Any) -> None:
+    data.put_array(False, proton.Data.SYMBOL)
+    data.enter()
+    for value in values:
+        data.put_symbol(str(value))
+    data.exit()
+
+
+class LinkSettings(ReceiverOption, SenderOption):
+    """Terminus and link settings applied when a link attaches: ``properties`` (link
+    properties), ``capabilities`` (terminus capabilities), ``durability`` (``none``,
+    ``configuration``, ``unsettled-state``), ``expiry_policy`` (``link-detach``,
+    ``session-end``, ``connection-close``, ``never``), ``timeout`` (seconds),
+    ``distribution_mode`` (``move``, ``copy``; source), ``filters`` (source filter map; a
+    ``selector``/``jms-selector`` string becomes an ``apache.org:selector-filter:string``),
+    ``sender_settle_mode`` (``unsettled``, ``settled``,
+    ``mixed``), ``receiver_settle_mode`` (``first``, ``second``). The terminus is the target of
+    a sending link and the source of a receiving one."""
+
+    def __init__(self, settings: Mapping[str, Any]) -> None:
+        self.settings = dict(settings)
+
+    def apply(self, link: Any) -> None:
+        s = self.settings
+        terminus = link.source if link.is_receiver else link.target
+        if s.get("properties"):
+            link.properties = {
+                proton.symbol(str(k)): v for k, v in s["properties"].items()
+            }
+        if s.get("capabilities"):
+            _symbols(terminus.capabilities, s["capabilities"])
+        if s.get("durability") is not None:
+            terminus.durability = _pick(_DURABILITY, "durability", s["durability"])
+        if s.get("expiry_policy") is not None:
+            terminus.expiry_policy = _pick(_EXPIRY, "expiry_policy", s["expiry_policy"])
+        if s.get("timeout") is not None:
+            terminus.timeout = int(s["timeout"])
+        if link.is_receiver:
+            if s.get("distribution_mode") is not None:
+                terminus.distribution_mode = _pick(
+                    _DISTRIBUTION, "distribution_mode", s["distribution_mode"]
+                )
+            if s.get("filters"):
+                terminus.filter.put_dict(_filters(s["filters"]))
+        if s.get("sender_settle_mode") is not None:
+            link.snd_settle_mode = _pick(
+                _SND_SETTLE, "sender_settle_mode", s["sender_settle_mode"]
+            )
+        if s.get("receiver_settle_mode") is not None:
+            link.rcv_settle_mode = _pick(
+                _RCV_SETTLE, "receiver_settle_mode", s["receiver_settle_mode"]
+            )
+
+
+def _filters(filters: Mapping[str, Any]) -> dict[Any, Any]:
+    out: dict[Any, Any] = {}
+    for key, value in filters.items():
+        if str(key) in _SELECTOR_KEYS and isinstance(value, str):
+            value = proton.Described(_SELECTOR, value)
+        out[proton.symbol(str(key))] = value
+    return out
+
+
+def _ssl_domain(tls: Mapping[str, Any]) -> Any:
+    domain = proton.SSLDomain(proton.SSLDomain.MODE_CLIENT)
+    if tls.get("ca_file"):
+        domain.set_trusted_ca_db(tls["ca_file"])
+        domain.set_peer_authentication(proton.SSLDomain.VERIFY_PEER_NAME)
+    if tls.get("cert_file"):
+        domain.set_credentials(
+            tls["cert_file"],
+            tls.get("key_file") or tls["cert_file"],
+            tls.get("key_password"),
+        )
+    return domain
+
+
+def connect(
+    url: str | Sequence[str],
+    *,
+    timeout: float = 10.0,
+    user: str | None = None,
+    password: str | None = None,
+    allowed_mechs: str | None = None,
+    tls: Mapping[str, Any] | None = None,
+    connection_properties: Mapping[str, Any] | None = None,
+    connection_capabilities: Sequence[str] | None = None,
+) -> Any:
+    """A proton ``BlockingConnection`` to ``url`` (or the first reachable of several, in
+    order), with SASL credentials, TLS (``ca_file``, ``cert_file``, ``key_file``,
+    ``key_password``), Open-frame properties and desired capabilities."""
+    urls = [url] if isinstance(url, str) else list(url)
+    kwargs: dict[str, Any] = {}
+    if user is not None or password is not None:
+        kwargs["user"] = user or ""
+        kwargs["password"] = password
+    if allowed_mechs:
+        kwargs["allowed_mechs"] = allowed_mechs
+    if tls is not None:
+        kwargs["ssl_domain"] = _ssl_domain(tls)
+    if connection_properties:
+        kwargs["properties"] = {
+            proton.symbol(str(k)): v for k, v in connection_properties.items()
+        }
+    if connection_capabilities:
+        kwargs["desired_capabilities"] = proton.SymbolList(
+            [str(c) for c in connection_capabilities]
+        )
+    if len(urls) == 1:
+        return BlockingConnection(urls[0], timeout=timeout, **kwargs)
+    return BlockingConnection(None, timeout=timeout, urls=urls, **kwargs)
+
+
+# --------------------------------------------------------------------------------------------
 # sender and receiver
 # --------------------------------------------------------------------------------------------
 
@@ -228,36 +385,64 @@ class AmqpSender(Sender):
     """Send ``AmqpMessage`` values over one AMQP 1.0 connection.
 
     Each message goes to ``msg.address`` or, when that is ``None``, to ``address`` (one link
-    per target address). ``url`` is ``amqp://user:password@host:port``.
+    per target address). ``url`` is ``amqp://host:port`` (or a list, tried in order; user
+    information in it is read by proton too); ``connection`` are the other ``connect``
+    arguments (``user``, ``password``, ``allowed_mechs``, ``tls``, ``connection_properties``,
+    ``connection_capabilities``); ``link`` the ``LinkSettings`` of every link. A link sending
+    pre-settled (``sender_settle_mode: settled``) gets no disposition: its futures resolve
+    when the message is written. ``encoder`` turns what ``send`` gets other than an
+    ``AmqpMessage`` (a typed event) into one (an endpoint's sender sets it).
     """
 
-    __slots__ = ("_conn", "_address", "_links", "_in_flight", "_max_in_flight")
+    __slots__ = (
+        "_conn",
+        "_address",
+        "_links",
+        "_in_flight",
+        "_max_in_flight",
+        "_options",
+        "_encode",
+    )
 
     def __init__(
         self,
-        url: str,
+        url: str | Sequence[str],
         address: str | None = None,
         *,
         timeout: float = 10.0,
         max_in_flight: int = 1000,
+        link: Mapping[str, Any] | None = None,
+        encoder: Encoder | None = None,
+        **connection: Any,
     ) -> None:
-        self._conn: Any = BlockingConnection(url, timeout=timeout)
+        self._conn: Any = connect(url, timeout=timeout, **connection)
         self._address = address
         self._links: dict[str | None, Any] = {}
         self._in_flight: list[tuple[Any, Future[None]]] = []
         self._max_in_flight = max_in_flight
+        self._options = [LinkSettings(link)] if link else None
+        self._encode = encoder_or_refusal(encoder, AmqpMessage, "AmqpSender")
 
     def _link(self, address: str | None) -> Any:
         link = self._links.get(address)
         if link is None:
-            link = self._links[address] = self._conn.create_sender(address).link
+            sender = self._conn.create_sender(address, options=self._options)
+            link = self._links[address] = sender.link
         return link
 
-    def send(self, msg: AmqpMessage) -> Future[None]:
-        """Send ``msg``; the future resolves when the broker accepted it."""
+    def send(self, msg: AmqpMessage | Event[Any]) -> Future[None]:
+        """Send ``msg`` (an event is encoded first); the future resolves when the broker
+        accepted it."""
+        if msg.__class__ is not AmqpMessage:
+            msg = self._encode(msg)
+        msg = cast(AmqpMessage, msg)
         address = msg.address if msg.address is not None else self._address
-        delivery = self._link(address).send(to_proton(msg))
+        link = self._link(address)
+        delivery = link.send(to_proton(msg))
         future: Future[None] = Future()
+        if link.snd_settle_mode == proton.Link.SND_SETTLED:
+            future.set_result(None)  # pre-settled: no disposition will come
+            return future
         self._in_flight.append((delivery, future))
         if len(self._in_flight) >= self._max_in_flight:
             self.flush()
@@ -292,21 +477,35 @@ class AmqpSender(Sender):
 
 
 class AmqpReceiver(PollingReceiver[Any, AmqpMessage]):
-    """Receive from ``address`` with ``prefetch`` credit; accept after handling."""
+    """Receive from ``address`` with ``prefetch`` credit; accept after handling.
 
-    __slots__ = ("_conn", "_link", "_address")
+    ``dynamic`` asks the broker for a dynamic source node (``address`` ``None``); ``link``
+    are the ``LinkSettings`` of the link, ``connection`` the other ``connect`` arguments (see
+    ``AmqpSender``). Messages the broker sends pre-settled (``sender_settle_mode: settled``)
+    have nothing to accept or release.
+    """
+
+    __slots__ = ("_conn", "_link", "_address", "_presettled")
 
     def __init__(
         self,
-        url: str,
-        address: str,
+        url: str | Sequence[str],
+        address: str | None,
         *,
         prefetch: int = 100,
         timeout: float = 10.0,
+        dynamic: bool = False,
+        link: Mapping[str, Any] | None = None,
+        **connection: Any,
     ) -> None:
-        self._conn: Any = BlockingConnection(url, timeout=timeout)
-        self._address = address
-        self._link: Any = self._conn.create_receiver(address, credit=prefetch)
+        self._conn: Any = connect(url, timeout=timeout, **connection)
+        options = [LinkSettings(link)] if link else None
+        self._link: Any = self._conn.create_receiver(
+            address, credit=prefetch, dynamic=dynamic, options=options
+        )
+        raw = self._link.link
+        self._address = address if not dynamic else raw.remote_source.address
+        self._presettled = raw.remote_snd_settle_mode == proton.Link.SND_SETTLED
 
     def _poll(self, timeout: float) -> Any:
         try:
@@ -317,11 +516,18 @@ class AmqpReceiver(PollingReceiver[Any, AmqpMessage]):
     def _convert(self, raw: Any) -> AmqpMessage:
         return from_proton(raw, self._address)
 
+    @property
+    def address(self) -> str | None:
+        """The source node (for a dynamic source: the address the broker gave it)."""
+        return self._address
+
     def _ack(self, raw: Any) -> None:
-        self._link.accept()
+        if not self._presettled:
+            self._link.accept()
 
     def _nack(self, raw: Any) -> None:
-        self._link.release(delivered=False)
+        if not self._presettled:
+            self._link.release(delivered=False)
 
     def close(self) -> None:
         """Close the link and the connection (unsettled messages return to the queue)."""

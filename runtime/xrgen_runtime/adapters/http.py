@@ -7,21 +7,39 @@ needed: mount it in any ASGI server or framework) that turns each request into a
 ``HttpMessage`` and calls ``on_message`` with it (sync or async, typically a dispatcher's
 ``dispatch``). The response is the ``HttpMessage`` that ``on_message`` returns, or the status
 code it returns, or ``202 Accepted``; ``500`` if it raised; ``413`` for bodies over
-``max_body`` bytes. Header values are decoded as Latin-1 (byte-preserving).
+``max_body`` bytes; ``405``/``404``/``401`` outside the method, path and authorization it
+is restricted to. Header values are decoded as Latin-1 (byte-preserving).
+``HttpPullReceiver`` requests messages from an HTTP endpoint (``run`` like the other
+receivers; HTTP pull has no acknowledgement).
 """
 
 from __future__ import annotations
 
+import hmac
 import inspect
-from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
+import logging
+import time
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from typing import Any, cast
+from urllib.parse import parse_qsl
 
 import httpx  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
+from .._event import Event
 from ..bindings import HttpMessage
+from ._encoding import Encoder, encoder_or_refusal
+from ._loop import PollingReceiver
 from ._sender import AsyncSender, Sender
 
-__all__ = ["AsgiReceiver", "AsyncHttpSender", "HttpSender", "from_response"]
+__all__ = [
+    "AsgiReceiver",
+    "AsyncHttpSender",
+    "HttpPullReceiver",
+    "HttpSender",
+    "from_response",
+]
+
+_log = logging.getLogger("xrgen_runtime.adapters")
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -40,17 +58,32 @@ def from_response(response: Any, method: str, path: str) -> HttpMessage:
 
 
 class HttpSender(Sender):
-    """Send ``HttpMessage`` requests with a (pooled) ``httpx.Client``."""
+    """Send ``HttpMessage`` requests with a (pooled) ``httpx.Client``.
 
-    __slots__ = ("_client",)
+    ``options`` are more ``httpx.Client`` arguments (``headers`` and ``params`` of every
+    request, ``auth``, ``cert``, ``verify``, ...). ``encoder`` turns what ``send`` gets other
+    than an ``HttpMessage`` (a typed event) into one (an endpoint's sender sets it).
+    """
+
+    __slots__ = ("_client", "_encode")
 
     def __init__(
-        self, base_url: str = "", *, timeout: float = 10.0, **options: Any
+        self,
+        base_url: str = "",
+        *,
+        timeout: float = 10.0,
+        encoder: Encoder | None = None,
+        **options: Any,
     ) -> None:
         self._client: Any = httpx.Client(base_url=base_url, timeout=timeout, **options)
+        self._encode = encoder_or_refusal(encoder, HttpMessage, "HttpSender")
 
-    def send(self, msg: HttpMessage) -> HttpMessage:
-        """Send the request ``msg``; returns the response (any status, no exception)."""
+    def send(self, msg: HttpMessage | Event[Any]) -> HttpMessage:
+        """Send the request ``msg`` (an event is encoded first); returns the response (any
+        status, no exception)."""
+        if msg.__class__ is not HttpMessage:
+            msg = self._encode(msg)
+        msg = cast(HttpMessage, msg)
         response = self._client.request(
             msg.method, msg.path, headers=list(msg.headers), content=msg.body
         )
@@ -62,19 +95,29 @@ class HttpSender(Sender):
 
 
 class AsyncHttpSender(AsyncSender):
-    """Send ``HttpMessage`` requests with an ``httpx.AsyncClient``."""
+    """Send ``HttpMessage`` requests with an ``httpx.AsyncClient`` (see ``HttpSender``)."""
 
-    __slots__ = ("_client",)
+    __slots__ = ("_client", "_encode")
 
     def __init__(
-        self, base_url: str = "", *, timeout: float = 10.0, **options: Any
+        self,
+        base_url: str = "",
+        *,
+        timeout: float = 10.0,
+        encoder: Encoder | None = None,
+        **options: Any,
     ) -> None:
         self._client: Any = httpx.AsyncClient(
             base_url=base_url, timeout=timeout, **options
         )
+        self._encode = encoder_or_refusal(encoder, HttpMessage, "AsyncHttpSender")
 
-    async def send(self, msg: HttpMessage) -> HttpMessage:
-        """Send the request ``msg``; returns the response (any status, no exception)."""
+    async def send(self, msg: HttpMessage | Event[Any]) -> HttpMessage:
+        """Send the request ``msg`` (an event is encoded first); returns the response (any
+        status, no exception)."""
+        if msg.__class__ is not HttpMessage:
+            msg = self._encode(msg)
+        msg = cast(HttpMessage, msg)
         response = await self._client.request(
             msg.method, msg.path, headers=list(msg.headers), content=msg.body
         )
@@ -86,9 +129,24 @@ class AsyncHttpSender(AsyncSender):
 
 
 class AsgiReceiver:
-    """An ASGI 3 application handing every HTTP request to ``on_message``."""
+    """An ASGI 3 application handing every HTTP request to ``on_message``.
 
-    __slots__ = ("_on_message", "_max_body", "_accepted")
+    ``method`` and ``path`` restrict it to one operation: another method is answered 405,
+    a path outside ``path`` (itself or below it) 404. ``required_headers`` and
+    ``required_query`` are ``(name, value)`` pairs every request must carry (header names
+    compare case-insensitively, values in constant time), else 401: an endpoint's receiver
+    checks its authorization so.
+    """
+
+    __slots__ = (
+        "_on_message",
+        "_max_body",
+        "_accepted",
+        "_method",
+        "_path",
+        "_headers",
+        "_query",
+    )
 
     def __init__(
         self,
@@ -96,10 +154,42 @@ class AsgiReceiver:
         *,
         max_body: int = 16 * 1024 * 1024,
         accepted_status: int = 202,
+        method: str | None = None,
+        path: str | None = None,
+        required_headers: Iterable[tuple[str, str]] = (),
+        required_query: Iterable[tuple[str, str]] = (),
     ) -> None:
         self._on_message = on_message
         self._max_body = max_body
         self._accepted = accepted_status
+        self._method = method.upper() if method else None
+        self._path = path.rstrip("/") if path else None
+        self._headers = tuple((k.lower(), v) for k, v in required_headers)
+        self._query = tuple(required_query)
+
+    def _refusal(self, scope: Scope) -> int | None:
+        """The status refusing a request outside the operation, or ``None``."""
+        if self._method is not None and scope["method"].upper() != self._method:
+            return 405
+        if self._path:
+            path = scope["path"]
+            if path != self._path and not path.startswith(self._path + "/"):
+                return 404
+        if self._headers:
+            got: dict[str, list[str]] = {}
+            for k, v in scope["headers"]:
+                got.setdefault(k.decode("latin-1").lower(), []).append(
+                    v.decode("latin-1")
+                )
+            for name, value in self._headers:
+                if not any(_same(v, value) for v in got.get(name, ())):
+                    return 401
+        if self._query:
+            pairs = parse_qsl(scope.get("query_string", b"").decode("latin-1"))
+            for name, value in self._query:
+                if not any(k == name and _same(v, value) for k, v in pairs):
+                    return 401
+        return None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -107,6 +197,10 @@ class AsgiReceiver:
             await _lifespan(receive, send)
             return
         if kind != "http":
+            return
+        refused = self._refusal(scope)
+        if refused is not None:
+            await _respond(send, refused, (), b"")
             return
         body = await self._body(receive)
         if body is None:
@@ -145,6 +239,71 @@ class AsgiReceiver:
             await _respond(send, result, (), b"")
         else:
             await _respond(send, self._accepted, (), b"")
+
+
+def _same(a: str, b: str) -> bool:
+    return hmac.compare_digest(
+        a.encode("latin-1", "replace"), b.encode("latin-1", "replace")
+    )
+
+
+class HttpPullReceiver(PollingReceiver[Any, HttpMessage]):
+    """Pull messages from an HTTP endpoint: each poll requests ``base_url`` with ``method``.
+
+    A 200 response is one message (its headers and body, as an ``HttpMessage`` with the
+    status); 204 and 404 mean none yet, and the receiver waits out the poll interval before it
+    asks again. HTTP pull has no acknowledgement. A failed request (connection error, 5xx) is
+    passed to ``on_error`` (default: logged) and retried at the next poll. ``options`` are
+    more ``httpx.Client`` arguments.
+    """
+
+    __slots__ = ("_client", "_method", "_on_error")
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        method: str = "GET",
+        timeout: float = 10.0,
+        on_error: Callable[[Exception], None] | None = None,
+        **options: Any,
+    ) -> None:
+        self._client: Any = httpx.Client(base_url=base_url, timeout=timeout, **options)
+        self._method = method.upper()
+        self._on_error = on_error
+
+    def _poll(self, timeout: float) -> Any:
+        start = time.monotonic()
+        try:
+            response = self._client.request(self._method, "")
+            if response.status_code >= 500:
+                raise httpx.HTTPStatusError(
+                    f"status {response.status_code}",
+                    request=response.request,
+                    response=response,
+                )
+        except httpx.HTTPError as exc:
+            if self._on_error is not None:
+                self._on_error(exc)
+            else:
+                _log.warning("HTTP pull from %s failed: %s", self._client.base_url, exc)
+            response = None
+        if response is not None and response.status_code == 200:
+            return response
+        time.sleep(max(0.0, timeout - (time.monotonic() - start)))
+        return None
+
+    def _convert(self, raw: Any) -> HttpMessage:
+        return from_response(
+            raw, self._method, raw.request.url.raw_path.decode("latin-1")
+        )
+
+    def _ack(self, raw: Any) -> None:
+        """HTTP pull has no acknowledgement."""
+
+    def close(self) -> None:
+        """Close the connection pool."""
+        self._client.close()
 
 
 def _request(scope: Scope, body: bytes) -> HttpMessage:

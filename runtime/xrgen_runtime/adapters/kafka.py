@@ -13,11 +13,13 @@ import threading
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import confluent_kafka  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
+from .._event import Event
 from ..bindings import KafkaMessage
+from ._encoding import Encoder, encoder_or_refusal
 from ._loop import PollingReceiver
 from ._sender import Sender
 
@@ -53,18 +55,22 @@ class KafkaSender(Sender):
     ``config`` is librdkafka configuration (``bootstrap.servers``, ``acks``, ...).
     ``on_delivery`` is called once per message with its ``KafkaDelivery`` or the
     ``KafkaDeliveryError``, from the sender's background poll thread (or ``flush``).
+    ``encoder`` turns what ``send`` gets other than a ``KafkaMessage`` (a typed event) into
+    one (an endpoint's sender sets it).
     """
 
-    __slots__ = ("_producer", "_on_delivery", "_closed", "_poller")
+    __slots__ = ("_producer", "_on_delivery", "_closed", "_poller", "_encode")
 
     def __init__(
         self,
         config: Mapping[str, Any],
         *,
         on_delivery: DeliveryCallback | None = None,
+        encoder: Encoder | None = None,
     ) -> None:
         self._producer: Any = confluent_kafka.Producer(dict(config))
         self._on_delivery = on_delivery
+        self._encode = encoder_or_refusal(encoder, KafkaMessage, "KafkaSender")
         self._closed = threading.Event()
         self._poller = threading.Thread(
             target=self._poll_loop, name="xrgen-kafka-poll", daemon=True
@@ -75,8 +81,12 @@ class KafkaSender(Sender):
         while not self._closed.is_set():
             self._producer.poll(0.1)
 
-    def send(self, msg: KafkaMessage) -> Future[KafkaDelivery]:
-        """Enqueue ``msg``; the future resolves when the broker acknowledged it."""
+    def send(self, msg: KafkaMessage | Event[Any]) -> Future[KafkaDelivery]:
+        """Enqueue ``msg`` (an event is encoded first); the future resolves when the broker
+        acknowledged it."""
+        if msg.__class__ is not KafkaMessage:
+            msg = self._encode(msg)
+        msg = cast(KafkaMessage, msg)
         future: Future[KafkaDelivery] = Future()
         callback = self._callback(msg, future)
         partition = _PARTITION_UA if msg.partition is None else msg.partition
@@ -146,23 +156,37 @@ class KafkaReceiver(PollingReceiver[Any, KafkaMessage]):
     """Consume ``topics`` with a confluent-kafka ``Consumer`` (``group.id`` required).
 
     Offsets are stored only after the handler returned (``enable.auto.offset.store`` is
-    forced off) and committed by the client (auto-commit interval) and on ``close``.
-    Non-fatal client errors go to ``on_error`` (default: ignored, librdkafka recovers);
-    fatal ones raise ``confluent_kafka.KafkaException``.
+    forced off) and committed by the client (auto-commit interval), when ``run`` returns and
+    on ``close``; with ``enable.auto.commit`` false each message's offset is committed
+    synchronously after its handler. ``partitions`` assigns those partitions of the topics
+    (explicit selection, starting at the group's committed offsets) instead of joining the
+    group's assignment. Non-fatal client errors go to ``on_error`` (default: ignored,
+    librdkafka recovers); fatal ones raise ``confluent_kafka.KafkaException``.
     """
 
-    __slots__ = ("_consumer", "_on_error")
+    __slots__ = ("_consumer", "_on_error", "_manual", "_stored", "_rewound")
 
     def __init__(
         self,
         config: Mapping[str, Any],
         topics: Iterable[str],
         *,
+        partitions: Iterable[int] | None = None,
         on_error: Callable[[Any], None] | None = None,
     ) -> None:
         conf = {"enable.auto.commit": True, **config, "enable.auto.offset.store": False}
+        self._manual = str(conf["enable.auto.commit"]).lower() in ("false", "0")
+        self._stored = False
+        #: (topic, partition) -> the offset the position was set back to (until it is handled)
+        self._rewound: dict[tuple[str, int], int] = {}
         self._consumer: Any = confluent_kafka.Consumer(conf)
-        self._consumer.subscribe(list(topics))
+        if partitions is None:
+            self._consumer.subscribe(list(topics))
+        else:
+            wanted = list(partitions)
+            self._consumer.assign(
+                [confluent_kafka.TopicPartition(t, p) for t in topics for p in wanted]
+            )
         self._on_error = on_error
 
     def _poll(self, timeout: float) -> Any:
@@ -182,13 +206,29 @@ class KafkaReceiver(PollingReceiver[Any, KafkaMessage]):
         return from_confluent(raw)
 
     def _ack(self, raw: Any) -> None:
-        self._consumer.store_offsets(message=raw)
+        if self._rewound:
+            self._rewound.pop((raw.topic(), raw.partition()), None)
+        if self._manual:
+            self._consumer.commit(message=raw, asynchronous=False)
+        else:
+            self._consumer.store_offsets(message=raw)
+            self._stored = True
 
     def _nack(self, raw: Any) -> None:
-        # rewind so the unhandled message is fetched again by this or the next consumer
-        self._consumer.seek(
-            confluent_kafka.TopicPartition(raw.topic(), raw.partition(), raw.offset())
-        )
+        # rewind so the unhandled message is fetched again by this or the next consumer; a
+        # later message given back with it (the loop gives back what followed) must not move
+        # the position forward again
+        key = (raw.topic(), raw.partition())
+        offset = raw.offset()
+        if self._rewound.get(key, offset + 1) <= offset:
+            return
+        self._rewound[key] = offset
+        self._consumer.seek(confluent_kafka.TopicPartition(key[0], key[1], offset))
+
+    def _settle(self) -> None:
+        """Commit the offsets stored so far (``run`` returns with its messages committed)."""
+        if self._stored:
+            self.commit()
 
     def commit(self) -> None:
         """Synchronously commit the offsets stored so far."""
@@ -197,6 +237,7 @@ class KafkaReceiver(PollingReceiver[Any, KafkaMessage]):
         except confluent_kafka.KafkaException as exc:
             if exc.args[0].code() != confluent_kafka.KafkaError._NO_OFFSET:
                 raise
+        self._stored = False
 
     def close(self) -> None:
         """Commit stored offsets and leave the group."""

@@ -12,20 +12,25 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from concurrent.futures import Future
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, cast
 
 import paho.mqtt.client as paho  # type: ignore[import-untyped,import-not-found,unused-ignore]
 from paho.mqtt.enums import CallbackAPIVersion  # type: ignore[import-untyped,import-not-found,unused-ignore]
 from paho.mqtt.packettypes import PacketTypes  # type: ignore[import-untyped,import-not-found,unused-ignore]
 from paho.mqtt.properties import Properties as _Properties  # type: ignore[import-untyped,import-not-found,unused-ignore]
+from paho.mqtt.subscribeoptions import SubscribeOptions  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
+from .._event import Event
 from ..bindings import MqttMessage
+from ._encoding import Encoder, encoder_or_refusal
 from ._loop import PollingReceiver
 from ._sender import Sender
 
 __all__ = [
+    "Connection",
     "MqttPublishError",
     "MqttReceiver",
     "MqttSender",
@@ -38,15 +43,20 @@ Properties: Any = _Properties
 _PROTOCOLS = {"5.0": paho.MQTTv5, "3.1.1": paho.MQTTv311}
 #: session expiry (seconds) requested by persistent MQTT 5 sessions
 SESSION_EXPIRY = 3600
+#: a topic filter no client subscribes to: its UNSUBSCRIBE round trip confirms earlier packets
+_SYNC_FILTER = "$xrgen/sync"
+#: how long closing waits for the broker to see the DISCONNECT (seconds)
+_DISCONNECT_TIMEOUT = 10.0
 
 
 class MqttPublishError(Exception):
     """The broker refused a message (MQTT 5 PUBACK reason code >= 0x80)."""
 
 
-def to_properties(msg: MqttMessage) -> Any:
-    """The paho PUBLISH ``Properties`` of ``msg``, or ``None`` when it has none."""
-    props = Properties(PacketTypes.PUBLISH)
+def to_properties(msg: MqttMessage, packet: int = PacketTypes.PUBLISH) -> Any:
+    """The paho PUBLISH (or ``packet``: the will's) ``Properties`` of ``msg``, or ``None``
+    when it has none."""
+    props = Properties(packet)
     empty = True
     if msg.content_type is not None:
         props.ContentType = msg.content_type
@@ -93,24 +103,89 @@ def _none(name: str) -> None:
     return None
 
 
-def _client(version: str, client_id: str, persistent: bool, manual_ack: bool) -> Any:
+@dataclass(frozen=True, slots=True)
+class Connection:
+    """How a sender or receiver connects: the CONNECT packet and the transport."""
+
+    host: str
+    port: int
+    version: str = "5.0"
+    client_id: str = ""
+    #: clean start (5.0) or clean session (3.1.1)
+    clean_start: bool = True
+    #: MQTT 5 session expiry interval (seconds); ``None``: not sent (the session ends with
+    #: the connection)
+    session_expiry: int | None = None
+    username: str | None = None
+    password: str | None = None
+    #: ``tls_set`` keyword arguments (``ca_certs``, ``certfile``, ``keyfile``,
+    #: ``keyfile_password``); ``None``: no TLS
+    tls: Mapping[str, Any] | None = None
+    #: ``"tcp"`` or ``"websockets"``
+    transport: str = "tcp"
+    ws_path: str | None = None
+    #: the will message the broker publishes when the connection is lost
+    will: MqttMessage | None = None
+    keepalive: int = 60
+    timeout: float = 10.0
+
+    def __repr__(self) -> str:  # the password stays out of reprs and errors
+        return f"Connection({self.host!r}, {self.port!r}, version={self.version!r})"
+
+
+def connection(
+    host: str,
+    port: int,
+    version: str,
+    client_id: str,
+    persistent: bool,
+    timeout: float,
+    options: Mapping[str, Any],
+) -> Connection:
+    """A ``Connection`` from the adapters' keyword arguments: ``persistent`` keeps the session
+    (no clean start, ``SESSION_EXPIRY`` on 5.0) unless ``clean_start``/``session_expiry``
+    say otherwise; ``options`` are the other ``Connection`` fields."""
     if version not in _PROTOCOLS:
         raise ValueError(f"MQTT version must be '5.0' or '3.1.1', not {version!r}")
+    fields: dict[str, Any] = {
+        "clean_start": not persistent,
+        "session_expiry": SESSION_EXPIRY if persistent and version == "5.0" else None,
+        "timeout": timeout,
+    }
+    fields.update({k: v for k, v in options.items() if v is not None})
+    return Connection(host, port, version, client_id, **fields)
+
+
+def _client(conn: Connection, manual_ack: bool) -> Any:
     kwargs: dict[str, Any] = {}
-    if version == "3.1.1":
-        kwargs["clean_session"] = not persistent
-    return paho.Client(
+    if conn.version == "3.1.1":
+        kwargs["clean_session"] = conn.clean_start
+    client = paho.Client(
         CallbackAPIVersion.VERSION2,
-        client_id=client_id,
-        protocol=_PROTOCOLS[version],
+        client_id=conn.client_id,
+        protocol=_PROTOCOLS[conn.version],
         manual_ack=manual_ack,
+        transport=cast(Any, conn.transport),
         **kwargs,
     )
+    if conn.transport == "websockets" and conn.ws_path is not None:
+        client.ws_set_options(path=conn.ws_path)
+    if conn.tls is not None:
+        client.tls_set(**conn.tls)
+    if conn.username is not None or conn.password is not None:
+        client.username_pw_set(conn.username or "", conn.password)
+    will = conn.will
+    if will is not None:
+        props = (
+            to_properties(will, PacketTypes.WILLMESSAGE)
+            if conn.version == "5.0"
+            else None
+        )
+        client.will_set(will.topic, will.payload, will.qos, will.retain, props)
+    return client
 
 
-def _connect(
-    client: Any, host: str, port: int, version: str, persistent: bool, timeout: float
-) -> None:
+def _connect(client: Any, conn: Connection) -> None:
     """Connect, start the network thread and wait (bounded) for the CONNACK."""
     connected = threading.Event()
     refused: list[Any] = []
@@ -122,20 +197,36 @@ def _connect(
 
     client.on_connect = on_connect
     client.reconnect_delay_set(min_delay=1, max_delay=5)
-    if version == "5.0":
+    host, port = conn.host, conn.port
+    if conn.version == "5.0":
         props = Properties(PacketTypes.CONNECT)
-        if persistent:
-            props.SessionExpiryInterval = SESSION_EXPIRY
-        client.connect(host, port, clean_start=not persistent, properties=props)
+        if conn.session_expiry is not None:
+            props.SessionExpiryInterval = conn.session_expiry
+        client.connect(
+            host, port, conn.keepalive, clean_start=conn.clean_start, properties=props
+        )
     else:
-        client.connect(host, port)
+        client.connect(host, port, conn.keepalive)
     client.loop_start()
-    if not connected.wait(timeout):
+    if not connected.wait(conn.timeout):
         client.loop_stop()
-        raise TimeoutError(f"no CONNACK from MQTT broker {host}:{port} in {timeout}s")
+        raise TimeoutError(
+            f"no CONNACK from MQTT broker {host}:{port} in {conn.timeout}s"
+        )
     if refused:
+        client.disconnect()
         client.loop_stop()
         raise ConnectionRefusedError(f"MQTT broker {host}:{port} refused: {refused[0]}")
+
+
+def _disconnect(client: Any, timeout: float) -> None:
+    """DISCONNECT after the packets queued before it (PUBACKs) are written, then stop the
+    network thread; a connection already gone just stops it."""
+    gone = threading.Event()
+    client.on_disconnect = lambda *args: gone.set()
+    if client.disconnect() == paho.MQTT_ERR_SUCCESS:
+        gone.wait(timeout)
+    client.loop_stop()
 
 
 class MqttSender(Sender):
@@ -143,10 +234,13 @@ class MqttSender(Sender):
 
     ``send`` returns a future resolved when the broker acknowledged the message (QoS 1/2) or
     the client wrote it (QoS 0). QoS > 0 messages published while the connection is down are
-    queued by paho and sent after it reconnects.
+    queued by paho and sent after it reconnects. ``options``: the other ``Connection`` fields
+    (``clean_start``, ``session_expiry``, ``username``, ``password``, ``tls``, ``transport``,
+    ``ws_path``, ``will``, ``keepalive``). ``encoder`` turns what ``send`` gets other than an
+    ``MqttMessage`` (a typed event) into one (an endpoint's sender sets it).
     """
 
-    __slots__ = ("_client", "_version", "_lock", "_pending", "_early")
+    __slots__ = ("_client", "_version", "_lock", "_pending", "_early", "_encode")
 
     def __init__(
         self,
@@ -157,14 +251,20 @@ class MqttSender(Sender):
         client_id: str = "",
         persistent: bool = False,
         connect_timeout: float = 10.0,
+        encoder: Encoder | None = None,
+        **options: Any,
     ) -> None:
+        conn = connection(
+            host, port, version, client_id, persistent, connect_timeout, options
+        )
         self._version = version
-        self._client: Any = _client(version, client_id, persistent, manual_ack=False)
+        self._encode = encoder_or_refusal(encoder, MqttMessage, "MqttSender")
+        self._client: Any = _client(conn, manual_ack=False)
         self._lock = threading.Lock()
         self._pending: dict[int, Future[None]] = {}
         self._early: dict[int, Any] = {}
         self._client.on_publish = self._on_publish
-        _connect(self._client, host, port, version, persistent, connect_timeout)
+        _connect(self._client, conn)
 
     def _on_publish(
         self, client: Any, userdata: Any, mid: int, reason: Any, props: Any
@@ -176,8 +276,12 @@ class MqttSender(Sender):
                 return
         _resolve(future, reason)
 
-    def send(self, msg: MqttMessage) -> Future[None]:
-        """Publish ``msg``; raises ``ValueError`` for 5.0 properties on a 3.1.1 connection."""
+    def send(self, msg: MqttMessage | Event[Any]) -> Future[None]:
+        """Publish ``msg`` (an event is encoded first); raises ``ValueError`` for 5.0
+        properties on a 3.1.1 connection."""
+        if msg.__class__ is not MqttMessage:
+            msg = self._encode(msg)
+        msg = cast(MqttMessage, msg)
         props = to_properties(msg)
         if props is not None and self._version != "5.0":
             raise ValueError("MQTT 3.1.1 cannot carry MQTT 5.0 properties")
@@ -202,9 +306,8 @@ class MqttSender(Sender):
             future.result(timeout)
 
     def _release(self) -> None:
-        """Disconnect and stop the network thread."""
-        self._client.disconnect()
-        self._client.loop_stop()
+        """Disconnect (after the packets queued before) and stop the network thread."""
+        _disconnect(self._client, _DISCONNECT_TIMEOUT)
 
 
 def _resolve(future: Future[None], reason: Any) -> None:
@@ -235,15 +338,31 @@ class MqttReceiver(PollingReceiver[Any, MqttMessage]):
         client_id: str = "",
         persistent: bool = False,
         connect_timeout: float = 10.0,
+        no_local: bool = False,
+        retain_as_published: bool = False,
+        retain_handling: int = 0,
+        **options: Any,
     ) -> None:
+        conn = connection(
+            host, port, version, client_id, persistent, connect_timeout, options
+        )
         self._version = version
         self._inbox: queue.Queue[Any] = queue.Queue()
-        self._client: Any = _client(version, client_id, persistent, manual_ack=True)
+        self._client: Any = _client(conn, manual_ack=True)
         self._client.on_message = lambda c, u, m: self._inbox.put(m)
         subscribed = threading.Event()
-        self._client.on_subscribe = lambda c, u, mid, codes, p: subscribed.set()
-        _connect(self._client, host, port, version, persistent, connect_timeout)
-        filters = [(t, qos) for t in topics]
+        granted: list[Any] = []
+
+        def on_subscribe(c: Any, u: Any, mid: int, codes: Any, p: Any) -> None:
+            granted.extend(codes)
+            subscribed.set()
+
+        self._client.on_subscribe = on_subscribe
+        _connect(self._client, conn)
+        how: Any = qos
+        if version == "5.0":
+            how = SubscribeOptions(qos, no_local, retain_as_published, retain_handling)
+        filters = [(t, how) for t in topics]
 
         def on_reconnect(c: Any, u: Any, flags: Any, reason: Any, p: Any) -> None:
             if filters and not reason.is_failure and not flags.session_present:
@@ -254,7 +373,15 @@ class MqttReceiver(PollingReceiver[Any, MqttMessage]):
             self._client.subscribe(filters)
             if not subscribed.wait(connect_timeout):
                 self.close()
-                raise TimeoutError(f"no SUBACK for {filters} in {connect_timeout}s")
+                raise TimeoutError(
+                    f"no SUBACK for {list(topics)} in {connect_timeout}s"
+                )
+            refused = [c for c in granted if getattr(c, "is_failure", False)]
+            if refused:
+                self.close()
+                raise ConnectionRefusedError(
+                    f"MQTT broker refused the subscription: {refused[0]}"
+                )
 
     def _poll(self, timeout: float) -> Any:
         try:
@@ -269,7 +396,18 @@ class MqttReceiver(PollingReceiver[Any, MqttMessage]):
         if raw.qos > 0:
             self._client.ack(raw.mid, raw.qos)
 
-    def close(self) -> None:
-        """Disconnect (unacknowledged messages stay with a persistent session)."""
-        self._client.disconnect()
-        self._client.loop_stop()
+    def close(self, timeout: float = 10.0) -> None:
+        """Disconnect once the broker has the acknowledgements sent so far (unacknowledged
+        messages stay with a persistent session).
+
+        The broker keeps publishing until it reads the DISCONNECT, and a socket closed with
+        unread data is reset, which can drop what the broker had not read yet: so the
+        acknowledgements are confirmed first by a round trip (an UNSUBSCRIBE of a filter the
+        client never subscribed to, answered after everything sent before it).
+        """
+        synced = threading.Event()
+        self._client.on_unsubscribe = lambda *args: synced.set()
+        rc, _ = self._client.unsubscribe(_SYNC_FILTER)
+        if rc == paho.MQTT_ERR_SUCCESS:
+            synced.wait(timeout)
+        _disconnect(self._client, timeout)

@@ -14,12 +14,14 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import nats as nats_client  # type: ignore[import-untyped,import-not-found,unused-ignore]
 from nats.errors import TimeoutError as NatsTimeoutError  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
+from .._event import Event
 from ..bindings import NatsMessage
+from ._encoding import Encoder, encoder_or_refusal
 from ._loop import AsyncPollingReceiver
 from ._sender import AsyncSender
 
@@ -65,21 +67,34 @@ async def _connect(servers: Servers, options: dict[str, Any]) -> Any:
 
 
 class NatsSender(AsyncSender):
-    """Publish ``NatsMessage`` values with core NATS (fire and forget, buffered)."""
+    """Publish ``NatsMessage`` values with core NATS (fire and forget, buffered).
 
-    __slots__ = ("_nc", "_owned")
+    ``encoder`` turns what ``send`` gets other than a ``NatsMessage`` (a typed event) into
+    one (an endpoint's sender sets it).
+    """
 
-    def __init__(self, nc: Any, *, owned: bool = False) -> None:
+    __slots__ = ("_nc", "_owned", "_encode")
+
+    def __init__(
+        self, nc: Any, *, owned: bool = False, encoder: Encoder | None = None
+    ) -> None:
         self._nc = nc
         self._owned = owned
+        self._encode = encoder_or_refusal(encoder, NatsMessage, "NatsSender")
 
     @classmethod
-    async def connect(cls, servers: Servers, **options: Any) -> NatsSender:
+    async def connect(
+        cls, servers: Servers, *, encoder: Encoder | None = None, **options: Any
+    ) -> NatsSender:
         """Connect to ``servers``; the sender closes the connection on ``close``."""
-        return cls(await _connect(servers, options), owned=True)
+        return cls(await _connect(servers, options), owned=True, encoder=encoder)
 
-    async def send(self, msg: NatsMessage) -> None:
-        """Publish ``msg`` (buffered by the client; ``flush`` waits for the server)."""
+    async def send(self, msg: NatsMessage | Event[Any]) -> None:
+        """Publish ``msg`` (an event is encoded first; buffered by the client: ``flush``
+        waits for the server)."""
+        if msg.__class__ is not NatsMessage:
+            msg = self._encode(msg)
+        msg = cast(NatsMessage, msg)
         await self._nc.publish(
             msg.subject,
             msg.payload,
@@ -139,25 +154,46 @@ class NatsReceiver(AsyncPollingReceiver[Any, NatsMessage]):
 
 
 class JetStreamSender(AsyncSender):
-    """Publish ``NatsMessage`` values to JetStream; ``send`` returns the stream's ``PubAck``."""
+    """Publish ``NatsMessage`` values to JetStream; ``send`` returns the stream's ``PubAck``.
 
-    __slots__ = ("_nc", "_js", "_owned", "_timeout")
+    ``encoder``: as for ``NatsSender``.
+    """
 
-    def __init__(self, nc: Any, *, owned: bool = False, timeout: float = 10.0) -> None:
+    __slots__ = ("_nc", "_js", "_owned", "_timeout", "_encode")
+
+    def __init__(
+        self,
+        nc: Any,
+        *,
+        owned: bool = False,
+        timeout: float = 10.0,
+        encoder: Encoder | None = None,
+    ) -> None:
         self._nc = nc
         self._js = nc.jetstream()
         self._owned = owned
         self._timeout = timeout
+        self._encode = encoder_or_refusal(encoder, NatsMessage, "JetStreamSender")
 
     @classmethod
     async def connect(
-        cls, servers: Servers, *, timeout: float = 10.0, **options: Any
+        cls,
+        servers: Servers,
+        *,
+        timeout: float = 10.0,
+        encoder: Encoder | None = None,
+        **options: Any,
     ) -> JetStreamSender:
         """Connect to ``servers``; ``timeout`` bounds the wait for each ``PubAck``."""
-        return cls(await _connect(servers, options), owned=True, timeout=timeout)
+        nc = await _connect(servers, options)
+        return cls(nc, owned=True, timeout=timeout, encoder=encoder)
 
-    async def send(self, msg: NatsMessage) -> Any:
-        """Publish ``msg`` and wait until a stream stored it (``nats.js.api.PubAck``)."""
+    async def send(self, msg: NatsMessage | Event[Any]) -> Any:
+        """Publish ``msg`` (an event is encoded first) and wait until a stream stored it
+        (``nats.js.api.PubAck``)."""
+        if msg.__class__ is not NatsMessage:
+            msg = self._encode(msg)
+        msg = cast(NatsMessage, msg)
         return await self._js.publish(
             msg.subject,
             msg.payload,

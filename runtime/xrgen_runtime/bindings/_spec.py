@@ -139,6 +139,12 @@ class BindingSpec:
         return f"{__package__.rpartition('.')[0]}.adapters.{self.name}"
 
     @property
+    def endpoint_module(self) -> str:
+        """The adapter's endpoint support: how the binding's endpoint options (xRegistry
+        1.0-rc4) become client settings and adapters (``xrgen_runtime.endpoints``)."""
+        return f"{__package__.rpartition('.')[0]}.adapters._{self.name}_endpoint"
+
+    @property
     def stem(self) -> str:
         """The class-name stem of the binding's types (``"Kafka"``, ``"RocketMq"``), which
         its adapter's and in-memory broker's classes share (``KafkaSender``,

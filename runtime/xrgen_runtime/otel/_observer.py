@@ -35,7 +35,7 @@ from opentelemetry.trace import Link, Span, SpanKind, Status, StatusCode
 
 from .._definitions import MessageDef
 from .._event import Event
-from .._outcome import DispatchResult, PendingDead
+from .._outcome import HANDLER_ERROR, DispatchResult, HandlerError, PendingDead
 from .._version import __version__
 from ..bindings import BINDINGS, BindingSpec, by_protocol
 from ._context import parent_context, traceparent, tracestate
@@ -67,6 +67,7 @@ REASON = "xrgen.dead_letter.reason"
 DECODE_REASON = "xrgen.decode.reason"
 HANDLED = "handled"
 DEAD_LETTER = "dead-letter"
+RAISED = "raised"
 
 #: ``cloudevents.*`` span attribute -> the CloudEvents attribute it holds
 _CLOUDEVENTS = (
@@ -386,6 +387,9 @@ class Observer:
         start = _perf()
         try:
             result = run(*args)
+        except BaseException as exc:
+            self._end_raised(spec, span, event, exc, _perf() - start)
+            raise
         finally:
             _detach(token)
         self._end_process(dispatcher, spec, span, event, result, _perf() - start)
@@ -406,6 +410,9 @@ class Observer:
         start = _perf()
         try:
             result = await run(*args)
+        except BaseException as exc:
+            self._end_raised(spec, span, event, exc, _perf() - start)
+            raise
         finally:
             _detach(token)
         self._end_process(dispatcher, spec, span, event, result, _perf() - start)
@@ -492,6 +499,41 @@ class Observer:
                 span.set_status(Status(StatusCode.ERROR, reason))
         span.end()
         metric = self._metric(spec, message_id, reason)
+        self.consumed_messages.add(1, metric)
+        self.process_duration.record(elapsed, metric)
+
+    def _end_raised(
+        self,
+        spec: BindingSpec | None,
+        span: Span,
+        event: Event[Any] | None,
+        error: BaseException,
+        elapsed: float,
+    ) -> None:
+        """End the span of a dispatch that raised: ``HandlerError`` (the dispatcher gives the
+        message back, ``handler_errors = "raise"``; the handler's exception is recorded
+        already) or an exception that is not an ``Exception`` (``KeyboardInterrupt``, a
+        cancelled task)."""
+        handler_error = isinstance(error, HandlerError)
+        kind = HANDLER_ERROR if handler_error else _qualified(error)
+        message_id = error.message_id if isinstance(error, HandlerError) else None
+        if span.is_recording():
+            if event is not None and event.attributes:
+                _event_attributes(span, event.attributes)
+            if message_id is not None:
+                span.set_attribute(DEFINITION, message_id)
+            if not handler_error:
+                span.record_exception(error)
+            span.set_attributes({OUTCOME: RAISED, ERROR_TYPE: kind})
+            span.set_status(Status(StatusCode.ERROR, kind))
+        span.end()
+        metric = {OPERATION_TYPE: "process", OPERATION_NAME: "process"}
+        if spec is not None:
+            metric[SYSTEM] = spec.name
+        if message_id is not None:
+            metric[DEFINITION] = message_id
+        metric[OUTCOME] = RAISED
+        metric[ERROR_TYPE] = kind
         self.consumed_messages.add(1, metric)
         self.process_duration.record(elapsed, metric)
 

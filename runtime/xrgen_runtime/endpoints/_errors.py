@@ -1,0 +1,28 @@
+"""The errors raised while configuring clients from endpoints (none of them carries a
+credential value)."""
+
+from __future__ import annotations
+
+__all__ = [
+    "EndpointError",
+    "MessageNotDeclared",
+    "MissingCredential",
+    "MissingPlaceholder",
+]
+
+
+class EndpointError(ValueError):
+    """An endpoint cannot configure the requested client (role, option, protocol)."""
+
+
+class MissingPlaceholder(EndpointError, TypeError):
+    """A ``{placeholder}`` of the endpoint's URIs or options has no value."""
+
+
+class MissingCredential(EndpointError, LookupError):
+    """The endpoint's authorization needs a credential that neither an argument nor an
+    environment variable supplies."""
+
+
+class MessageNotDeclared(EndpointError):
+    """A producer endpoint was asked to send an event of a message it does not declare."""

@@ -1,0 +1,101 @@
+"""Endpoint URIs split for the client libraries (shared by the bindings' endpoint supports)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeVar
+from urllib.parse import unquote, urlsplit
+
+from ._errors import EndpointError
+
+if TYPE_CHECKING:
+    from ._resolve import Settings
+
+__all__ = ["Address", "Scheme", "addresses", "first_connected"]
+
+T = TypeVar("T")
+
+#: ``scheme://user[:password]@``: user information in the authority
+_USERINFO = re.compile(r"^[^:/?#]*://[^/?#]*@")
+
+
+@dataclass(frozen=True, slots=True)
+class Scheme:
+    """What a URI scheme means to a client: TLS, transport and the default port."""
+
+    tls: bool
+    port: int
+    transport: str = "tcp"
+
+
+@dataclass(frozen=True, slots=True)
+class Address:
+    """One endpoint URI, split."""
+
+    uri: str
+    scheme: str
+    host: str
+    port: int
+    #: the path, percent-decoded, without the leading ``/`` (``""``: none)
+    path: str
+    info: Scheme
+
+
+def addresses(settings: Settings, schemes: dict[str, Scheme]) -> tuple[Address, ...]:
+    """The endpoint's URIs in preference order; an error names a URI the protocol cannot use.
+
+    User information in a URI is refused: credentials come from arguments or the environment.
+    """
+    endpoint = settings.endpoint
+    if not settings.uris:
+        raise EndpointError(
+            f"endpoint {endpoint.id!r} has no URI (protocoloptions.endpoints"
+            f"{'' if endpoint.deployed else '; it is not deployed'}): pass uris=[...]"
+        )
+    out: list[Address] = []
+    for uri in settings.uris:
+        if _USERINFO.search(uri):
+            raise EndpointError(
+                f"endpoint {endpoint.id!r}: a URI carries no credentials; pass username= "
+                "and password= or set the environment variables (docs/endpoints.md)"
+            )
+        try:
+            parts = urlsplit(uri)
+            port = parts.port
+        except ValueError as exc:
+            raise EndpointError(
+                f"endpoint {endpoint.id!r}: bad URI {uri!r}: {exc}"
+            ) from None
+        scheme = parts.scheme.lower()
+        info = schemes.get(scheme)
+        if info is None or not parts.hostname:
+            raise EndpointError(
+                f"endpoint {endpoint.id!r}: URI {uri!r} needs a host and one of the "
+                f"schemes {', '.join(sorted(schemes))}"
+            )
+        path = unquote(parts.path.lstrip("/"))
+        out.append(Address(uri, scheme, parts.hostname, port or info.port, path, info))
+    return tuple(out)
+
+
+def first_connected(
+    settings: Settings, found: tuple[Address, ...], build: Callable[[Address], T]
+) -> T:
+    """``build(address)`` for the URIs in preference order, until one connects.
+
+    With one URI its error propagates as raised; with several, a ``ConnectionError`` lists
+    what each attempt raised.
+    """
+    if len(found) == 1:
+        return build(found[0])
+    failures: list[str] = []
+    for address in found:
+        try:
+            return build(address)
+        except (OSError, TimeoutError) as exc:
+            failures.append(f"{address.uri}: {type(exc).__name__}: {exc}")
+    raise ConnectionError(
+        f"endpoint {settings.endpoint.id!r}: no URI reachable: " + "; ".join(failures)
+    )
