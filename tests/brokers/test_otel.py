@@ -79,8 +79,11 @@ def test_kafka_one_trace_from_producer_to_handler(
     with tracer.start_as_current_span("request") as request:
         # a message without a protocol: it travels over any topic (a unique one here)
         event = produce(acme, "com.acme.ops.Note")
-        with ka.KafkaSender({"bootstrap.servers": kafka_bootstrap}) as sender:
-            delivery = sender.send(kafka.encode(event, mode=mode, topic=topic))
+        # binary: the wire message; structured: the typed event, encoded by the sender
+        config = {"bootstrap.servers": kafka_bootstrap}
+        encoder = lambda ev: kafka.encode(ev, mode=mode, topic=topic)  # noqa: E731
+        with ka.KafkaSender(config, encoder=encoder) as sender:
+            delivery = sender.send(encoder(event) if mode == "binary" else event)
             returned = time.time_ns()  # send enqueued; the broker confirms later
             sender.flush(30)
     assert delivery.result(0).topic == topic
@@ -98,6 +101,9 @@ def test_kafka_one_trace_from_producer_to_handler(
     assert_one_trace(recorded, request, seen[0], "kafka")
     # the send span ended with the delivery report, after send had returned
     assert one(recorded, "send").end_time > returned
+    sent = one(recorded, "send")
+    # an event without a binding: its destination is the encoder's, not on the span
+    assert sent.name == (f"send {topic}" if mode == "binary" else "send")
     processed = one(recorded, "process")
     assert processed.name == f"process {topic}"
     assert (processed.attributes or {})["messaging.destination.name"] == topic

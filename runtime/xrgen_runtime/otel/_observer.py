@@ -86,6 +86,9 @@ _SPEC_OF_BINDING: dict[type, BindingSpec] = {
     b.binding_type: b for b in BINDINGS.values()
 }
 _SPEC_OF_WIRE: dict[type, BindingSpec] = {b.message_type: b for b in BINDINGS.values()}
+_SPEC_OF_ADAPTER: dict[str, BindingSpec] = {
+    b.adapter_module: b for b in BINDINGS.values()
+}
 
 _perf = time.perf_counter
 _attach = otel_context.attach
@@ -221,7 +224,7 @@ class Observer:
     ) -> Any:
         """``send(sender, message, *args, **kwargs)`` in a ``send`` span; a returned future
         ends it."""
-        span, metric = self._start_send(message)
+        span, metric = self._start_send(sender, message)
         token = _attach(_set_span(span))
         start = _perf()
         try:
@@ -250,7 +253,7 @@ class Observer:
         kwargs: dict[str, Any],
     ) -> Any:
         """:meth:`send` for the asyncio senders."""
-        span, metric = self._start_send(message)
+        span, metric = self._start_send(sender, message)
         token = _attach(_set_span(span))
         start = _perf()
         try:
@@ -263,20 +266,25 @@ class Observer:
         self._end_send(span, metric, start, None)
         return result
 
-    def _start_send(self, message: Any) -> tuple[Span, dict[str, str]]:
+    def _start_send(self, sender: Any, message: Any) -> tuple[Span, dict[str, str]]:
         event: Event[Any] | None = message if isinstance(message, Event) else None
-        spec = (
-            _SPEC_OF_BINDING.get(event.binding.__class__)
+        # the adapter's binding; else (the in-memory brokers' senders) the message's
+        where = event.binding if event is not None else message
+        spec = _SPEC_OF_ADAPTER.get(sender.__class__.__module__) or (
+            _SPEC_OF_BINDING.get(where.__class__)
             if event is not None
-            else _SPEC_OF_WIRE.get(message.__class__)
+            else _SPEC_OF_WIRE.get(where.__class__)
         )
         start: dict[str, str] = {OPERATION_TYPE: "send", OPERATION_NAME: "send"}
         metric: dict[str, str] = {OPERATION_NAME: "send"}
         name = "send"
         if spec is not None:
             start[SYSTEM] = metric[SYSTEM] = spec.name
-            where = event.binding if event is not None else message
-            destination = getattr(where, spec.destination, None)
+            destination = (
+                getattr(where, spec.destination, None)
+                if where.__class__ in (spec.message_type, spec.binding_type)
+                else None  # a typed event without its binding: the encoder decides
+            )
             if destination.__class__ is str and destination:
                 start[DESTINATION] = destination
                 name = f"send {destination}"
