@@ -37,8 +37,34 @@ from .._definitions import MessageDef
 from .._event import Event
 from .._outcome import HANDLER_ERROR, DispatchResult, HandlerError, PendingDead
 from .._version import __version__
-from ..bindings import BINDINGS, BindingSpec, by_protocol
+from ..bindings import BindingSpec
 from ._context import parent_context, traceparent, tracestate
+from ._vocabulary import (
+    BUCKETS,
+    CACHE_MAX,
+    DEAD_LETTER,
+    DECODE_REASON,
+    DEFINITION,
+    DESTINATION,
+    ERROR_TYPE,
+    HANDLED,
+    OPERATION_NAME,
+    OPERATION_TYPE,
+    OUTCOME,
+    RAISED,
+    REASON,
+    SCOPE,
+    SPEC_OF_ADAPTER,
+    SPEC_OF_BINDING,
+    SPEC_OF_WIRE,
+    SYSTEM,
+    TEMPLATE,
+    Defined,
+    decoded,
+    event_attributes,
+    process_name,
+    qualified,
+)
 
 if TYPE_CHECKING:
     from .._dispatch import DispatcherBase
@@ -46,82 +72,12 @@ if TYPE_CHECKING:
 
 __all__ = ["Observer"]
 
-SCOPE = "xrgen_runtime"
-
-# span and metric attributes (OpenTelemetry semantic conventions, then xrgen's own)
-SYSTEM = "messaging.system"
-DESTINATION = "messaging.destination.name"
-TEMPLATE = "messaging.destination.template"
-OPERATION_TYPE = "messaging.operation.type"
-OPERATION_NAME = "messaging.operation.name"
-MESSAGE_ID = "messaging.message.id"
-ERROR_TYPE = "error.type"
-CE_ID = "cloudevents.event_id"
-CE_TYPE = "cloudevents.event_type"
-CE_SOURCE = "cloudevents.event_source"
-CE_SUBJECT = "cloudevents.event_subject"
-CE_SPEC_VERSION = "cloudevents.event_spec_version"
-DEFINITION = "xrgen.message.id"
-OUTCOME = "xrgen.outcome"
-REASON = "xrgen.dead_letter.reason"
-DECODE_REASON = "xrgen.decode.reason"
-HANDLED = "handled"
-DEAD_LETTER = "dead-letter"
-RAISED = "raised"
-
-#: ``cloudevents.*`` span attribute -> the CloudEvents attribute it holds
-_CLOUDEVENTS = (
-    (CE_ID, "id"),
-    (CE_TYPE, "type"),
-    (CE_SOURCE, "source"),
-    (CE_SUBJECT, "subject"),
-    (CE_SPEC_VERSION, "specversion"),
-)
-#: the bucket boundaries (seconds) the conventions advise for messaging durations
-_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10)
-#: the most start-attribute sets kept per destination name (names come from the wire)
-_CACHE_MAX = 1024
-
-_SPEC_OF_BINDING: dict[type, BindingSpec] = {
-    b.binding_type: b for b in BINDINGS.values()
-}
-_SPEC_OF_WIRE: dict[type, BindingSpec] = {b.message_type: b for b in BINDINGS.values()}
-_SPEC_OF_ADAPTER: dict[str, BindingSpec] = {
-    b.adapter_module: b for b in BINDINGS.values()
-}
-
 _perf = time.perf_counter
 _attach = otel_context.attach
 _detach = otel_context.detach
 _set_span = trace.set_span_in_context
 _current_span = trace.get_current_span
 _current_context = otel_context.get_current
-
-
-class _Defined:
-    """What a message definition contributes to telemetry, computed once per definition."""
-
-    __slots__ = ("definition", "spec", "template", "constant", "create_name", "metric")
-
-    def __init__(self, definition: MessageDef) -> None:
-        #: kept so that ``id(definition)`` (the cache key) is never reused
-        self.definition = definition
-        spec = by_protocol(definition.protocol)
-        self.spec = spec
-        self.template: str | None = None
-        self.constant: str | None = None
-        if spec is not None:
-            for option in definition.options:
-                if option.path == (spec.destination,) and isinstance(option.value, str):
-                    if option.template and "{" in option.value:
-                        self.template = option.value
-                    else:
-                        self.constant = option.value
-        where = self.template or self.constant
-        self.create_name = f"create {where}" if where else "create"
-        self.metric: dict[str, str] = {DEFINITION: definition.id}
-        if spec is not None:
-            self.metric[SYSTEM] = spec.name
 
 
 class Observer:
@@ -144,7 +100,7 @@ class Observer:
             "messaging.client.operation.duration",
             unit="s",
             description="Duration of a send, until the server confirmed the message",
-            explicit_bucket_boundaries_advisory=_BUCKETS,
+            explicit_bucket_boundaries_advisory=BUCKETS,
         )
         self.consumed_messages = meter.create_counter(
             "messaging.client.consumed.messages",
@@ -156,14 +112,14 @@ class Observer:
             unit="s",
             description="Duration of dispatching a decoded message: matching, payload "
             "validation and the handler call, or the dead letter",
-            explicit_bucket_boundaries_advisory=_BUCKETS,
+            explicit_bucket_boundaries_advisory=BUCKETS,
         )
         self.decode_failures = meter.create_counter(
             "xrgen.decode.failures",
             unit="{message}",
             description="Wire messages the dispatchers could not decode, by reason",
         )
-        self._defined: dict[int, _Defined] = {}
+        self._defined: dict[int, Defined] = {}
         #: (binding, destination name) -> the attributes a process span starts with
         self._process_start: dict[
             tuple[BindingSpec | None, str | None], dict[str, str]
@@ -173,10 +129,10 @@ class Observer:
             tuple[str | None, str | None, str | None], dict[str, str]
         ] = {}
 
-    def _definition(self, definition: MessageDef) -> _Defined:
+    def _definition(self, definition: MessageDef) -> Defined:
         found = self._defined.get(id(definition))
         if found is None:
-            found = self._defined[id(definition)] = _Defined(definition)
+            found = self._defined[id(definition)] = Defined(definition)
         return found
 
     # ------------------------------------------------------------------ producing
@@ -202,7 +158,7 @@ class Observer:
             defined.create_name, kind=SpanKind.PRODUCER, attributes=start
         )
         if span.is_recording():
-            _event_attributes(span, attributes)
+            event_attributes(span, attributes)
             span.set_attribute(DEFINITION, defined.definition.id)
         span.end()
         span_context = span.get_span_context()
@@ -270,10 +226,10 @@ class Observer:
         event: Event[Any] | None = message if isinstance(message, Event) else None
         # the adapter's binding; else (the in-memory brokers' senders) the message's
         where = event.binding if event is not None else message
-        spec = _SPEC_OF_ADAPTER.get(sender.__class__.__module__) or (
-            _SPEC_OF_BINDING.get(where.__class__)
+        spec = SPEC_OF_ADAPTER.get(sender.__class__.__module__) or (
+            SPEC_OF_BINDING.get(where.__class__)
             if event is not None
-            else _SPEC_OF_WIRE.get(where.__class__)
+            else SPEC_OF_WIRE.get(where.__class__)
         )
         start: dict[str, str] = {OPERATION_TYPE: "send", OPERATION_NAME: "send"}
         metric: dict[str, str] = {OPERATION_NAME: "send"}
@@ -291,9 +247,9 @@ class Observer:
         span = self.tracer.start_span(name, kind=SpanKind.CLIENT, attributes=start)
         if span.is_recording():
             if event is None and spec is not None:
-                event = _decoded(spec, message)
+                event = decoded(spec, message)
             if event is not None and event.attributes:
-                _event_attributes(span, event.attributes)
+                event_attributes(span, event.attributes)
                 created = parent_context(
                     event.attributes.get("traceparent"),
                     event.attributes.get("tracestate"),
@@ -311,7 +267,7 @@ class Observer:
     ) -> None:
         elapsed = _perf() - start
         if error is not None:
-            kind = _qualified(error)
+            kind = qualified(error)
             metric = {**metric, ERROR_TYPE: kind}
             if span.is_recording():
                 span.record_exception(error)
@@ -334,7 +290,7 @@ class Observer:
         """``run(event, family, origin)`` (the dispatcher's pipeline after decoding) in a
         ``process`` span, then the dispatch metrics."""
         binding = event.binding
-        spec = _SPEC_OF_BINDING.get(binding.__class__)
+        spec = SPEC_OF_BINDING.get(binding.__class__)
         return self._processing(
             dispatcher, spec, binding, event, run, event, family, origin
         )
@@ -349,7 +305,7 @@ class Observer:
     ) -> DispatchResult:
         """:meth:`process` for ``dispatch_async``."""
         binding = event.binding
-        spec = _SPEC_OF_BINDING.get(binding.__class__)
+        spec = SPEC_OF_BINDING.get(binding.__class__)
         return await self._processing_async(
             dispatcher, spec, binding, event, run, event, family, origin
         )
@@ -363,7 +319,7 @@ class Observer:
         """``dead(pending)``, the dead letter of a wire message that did not decode, in a
         ``process`` span, then the dispatch metrics."""
         message = pending.origin
-        spec = _SPEC_OF_WIRE.get(message.__class__)
+        spec = SPEC_OF_WIRE.get(message.__class__)
         return self._processing(dispatcher, spec, message, None, dead, pending)
 
     async def undecodable_async(
@@ -374,7 +330,7 @@ class Observer:
     ) -> DispatchResult:
         """:meth:`undecodable` for ``dispatch_async``."""
         message = pending.origin
-        spec = _SPEC_OF_WIRE.get(message.__class__)
+        spec = SPEC_OF_WIRE.get(message.__class__)
         return await self._processing_async(
             dispatcher, spec, message, None, dead, pending
         )
@@ -428,7 +384,7 @@ class Observer:
 
     def decode_failed(self, message: object, reason: str) -> None:
         """Count a wire message that did not decode, by the codec's reason."""
-        spec = _SPEC_OF_WIRE.get(message.__class__)
+        spec = SPEC_OF_WIRE.get(message.__class__)
         metric = {DECODE_REASON: reason}
         if spec is not None:
             metric[SYSTEM] = spec.name
@@ -459,7 +415,7 @@ class Observer:
                 if ambient.is_valid:
                     links = [Link(ambient)]
         return self.tracer.start_span(
-            _process_name(destination), parent, SpanKind.CONSUMER, start, links
+            process_name(destination), parent, SpanKind.CONSUMER, start, links
         )
 
     def _process_attributes(
@@ -473,7 +429,7 @@ class Observer:
                 start[SYSTEM] = spec.name
             if key[1]:
                 start[DESTINATION] = key[1]
-            if len(self._process_start) < _CACHE_MAX:
+            if len(self._process_start) < CACHE_MAX:
                 self._process_start[key] = start
         return start
 
@@ -489,7 +445,7 @@ class Observer:
         message_id, reason = result.message_id, result.reason
         if span.is_recording():
             if event is not None and event.attributes:
-                _event_attributes(span, event.attributes)
+                event_attributes(span, event.attributes)
             if message_id is not None:
                 span.set_attribute(DEFINITION, message_id)
                 compiled = dispatcher._by_id.get(message_id)
@@ -523,11 +479,11 @@ class Observer:
         already) or an exception that is not an ``Exception`` (``KeyboardInterrupt``, a
         cancelled task)."""
         handler_error = isinstance(error, HandlerError)
-        kind = HANDLER_ERROR if handler_error else _qualified(error)
+        kind = HANDLER_ERROR if handler_error else qualified(error)
         message_id = error.message_id if isinstance(error, HandlerError) else None
         if span.is_recording():
             if event is not None and event.attributes:
-                _event_attributes(span, event.attributes)
+                event_attributes(span, event.attributes)
             if message_id is not None:
                 span.set_attribute(DEFINITION, message_id)
             if not handler_error:
@@ -565,38 +521,3 @@ class Observer:
             # keys come from the catalog and the reason tokens: bounded
             self._dispatch_metric[key] = metric
         return metric
-
-
-def _process_name(destination: object) -> str:
-    return (
-        f"process {destination}"
-        if destination.__class__ is str and destination
-        else "process"
-    )
-
-
-def _event_attributes(span: Span, attributes: dict[str, Any]) -> None:
-    """The ``cloudevents.*`` and ``messaging.message.id`` attributes of an event."""
-    for name, attribute in _CLOUDEVENTS:
-        value = attributes.get(attribute)
-        if value.__class__ is str:
-            span.set_attribute(name, value)
-    value = attributes.get("id")
-    if value.__class__ is str:
-        span.set_attribute(MESSAGE_ID, value)
-
-
-def _decoded(spec: BindingSpec, message: object) -> Event[Any] | None:
-    """``message`` decoded by its binding's codec, ``None`` when it does not decode."""
-    try:
-        event: Event[Any] = spec.codec().decode(message)
-    except Exception:
-        return None
-    return event
-
-
-def _qualified(error: BaseException) -> str:
-    """The class name of ``error``, qualified by its module unless it is a builtin."""
-    cls = error.__class__
-    module = cls.__module__
-    return cls.__qualname__ if module == "builtins" else f"{module}.{cls.__qualname__}"
