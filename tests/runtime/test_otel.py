@@ -604,3 +604,37 @@ def test_traceparent_is_read_as_the_w3c_propagator_reads_it(value: str, state: s
     ours = trace.get_current_span(ours_context).get_span_context()
     assert ours == theirs
     assert ours.is_remote and ours.trace_state == theirs.trace_state
+
+
+def test_the_guide_lists_every_metric_and_span_attribute(acme: ModuleType) -> None:
+    """docs/observability.md's tables name exactly the metrics the instrumentation creates and
+    the span attributes it sets (the names of the OpenTelemetry conventions and xrgen's)."""
+    import re
+    from pathlib import Path
+
+    from xrgen_runtime.otel import _vocabulary
+
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "observability.md").read_text()
+    metrics_table = guide.split("## Metrics", 1)[1].split("\n\n", 2)[1]
+    documented = set(re.findall(r"^\| `([a-z.]+)` \|", metrics_table, re.M))
+    with instrumented() as t:
+        d, _ = dispatcher(acme, "com.acme.Reading", lambda ev, params: None)
+        d.dispatch(codec(acme, "kafka").encode(create(acme, "com.acme.Reading")))
+        d.dispatch(KafkaMessage(topic="t", key=None, value=b"{", headers=(("ce_specversion", b"1.0"),)))
+        Brokers().kafka.sender().send(codec(acme, "kafka").encode(create(acme, "com.acme.Reading")))
+        recorded = {
+            m.name
+            for r in t.reader.get_metrics_data().resource_metrics
+            for s in r.scope_metrics
+            for m in s.metrics
+        }
+    assert recorded == documented
+
+    attributes_table = guide.split("### Span attributes", 1)[1].split("\n\n", 2)[1]
+    in_guide = set(re.findall(r"`((?:messaging|cloudevents|xrgen|error)\.[a-z_.]+)`", attributes_table))
+    names = {
+        value
+        for key, value in vars(_vocabulary).items()
+        if key.isupper() and isinstance(value, str) and "." in value
+    } - {"xrgen.decode.reason"}  # a metric attribute only
+    assert in_guide == names
