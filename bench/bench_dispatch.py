@@ -158,21 +158,26 @@ def timings(
     cases: list[tuple[Callable[[Any], object], list[Any]]],
     seconds: float,
     rounds: int = 20,
+    before: Callable[[int], object] | None = None,
 ) -> list[float]:
     """Microseconds of CPU time per call for each ``(fn, items)`` case: best round, rounds
-    interleaved.
+    interleaved (``before(i)``, when given, is called before each slot of case ``i``).
 
     CPU time of this process (``time.process_time``): on a small shared machine the wall
     clock also counts the time other processes hold the core. Interleaving spreads what is
     left (cache and frequency effects) over all cases alike.
     """
-    for fn, items in cases:
+    for i, (fn, items) in enumerate(cases):
+        if before is not None:
+            before(i)
         for item in items[:200]:
             fn(item)
     best = [float("inf")] * len(cases)
     slot = seconds / rounds
     for _ in range(rounds):
         for i, (fn, items) in enumerate(cases):
+            if before is not None:
+                before(i)
             count = 0
             start = time.process_time()
             deadline = start + slot

@@ -19,6 +19,7 @@ SCRIPTS = [
     "bench_spark.py",
     "bench_diff.py",
     "bench_formats.py",
+    "bench_otel.py",
 ]
 for script in SCRIPTS:
     if (HERE / script).exists():

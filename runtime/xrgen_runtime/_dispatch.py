@@ -57,7 +57,7 @@ import asyncio
 import inspect
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._definitions import MessageDef
 from ._errors import DecodeError
@@ -82,6 +82,9 @@ from ._outcome import (
 from ._payload import Invalid
 from .bindings import BINDINGS, BindingSpec, WireMessage
 
+if TYPE_CHECKING:
+    from .otel._observer import Observer
+
 __all__ = [
     "DEAD_LETTER_REASONS",
     "DeadLetter",
@@ -93,6 +96,10 @@ __all__ = [
 ]
 
 _log = logging.getLogger(__name__)
+
+#: the hook of ``xrgen_runtime.otel`` (``None`` when not instrumented): each dispatch runs
+#: through its ``process`` (or ``undecodable``), decode failures and handler exceptions go to it
+_observer: Observer | None = None
 
 H = TypeVar("H", bound=Callable[..., Any])
 
@@ -182,21 +189,36 @@ class DispatcherBase:
         """
         decoded = self._decode(message)
         if type(decoded) is PendingDead:
+            if _observer is not None:
+                return _observer.undecodable(self, self._dead, decoded)
             return self._dead(decoded)
         event, family = decoded
+        if _observer is not None:
+            return _observer.process(self, self._run_sync, event, family, message)
         return self._run_sync(event, family, message)
 
     def dispatch_event(self, event: Event[Any], wire: object = None) -> DispatchResult:
         """Dispatch an already decoded event; ``wire`` (default: ``event``) goes to dead letter."""
         family = _FAMILY_OF_BINDING.get(event.binding.__class__)
-        return self._run_sync(event, family, event if wire is None else wire)
+        origin = event if wire is None else wire
+        if _observer is not None:
+            return _observer.process(self, self._run_sync, event, family, origin)
+        return self._run_sync(event, family, origin)
 
     async def dispatch_async(self, message: WireMessage) -> DispatchResult:
         """:meth:`dispatch` for async code: coroutine handlers (and dead letters) are awaited."""
         decoded = self._decode(message)
         if type(decoded) is PendingDead:
+            if _observer is not None:
+                return await _observer.undecodable_async(
+                    self, self._dead_async, decoded
+                )
             return await self._dead_async(decoded)
         event, family = decoded
+        if _observer is not None:
+            return await _observer.process_async(
+                self, self._run_async, event, family, message
+            )
         return await self._run_async(event, family, message)
 
     async def dispatch_event_async(
@@ -204,7 +226,12 @@ class DispatcherBase:
     ) -> DispatchResult:
         """:meth:`dispatch_event` awaiting coroutine handlers."""
         family = _FAMILY_OF_BINDING.get(event.binding.__class__)
-        return await self._run_async(event, family, event if wire is None else wire)
+        origin = event if wire is None else wire
+        if _observer is not None:
+            return await _observer.process_async(
+                self, self._run_async, event, family, origin
+            )
+        return await self._run_async(event, family, origin)
 
     # ---------------------------------------------------------------- internals
     #
@@ -216,16 +243,20 @@ class DispatcherBase:
     def _decode(self, message: object) -> tuple[Event[Any], str] | PendingDead:
         family = _FAMILY_OF_WIRE.get(message.__class__)
         if family is None:
+            why = "unsupported-message-type"
             detail = f"unsupported wire message type {type(message).__name__}"
-            return PendingDead(message, DECODE_ERROR, detail, None)
-        try:
-            decode = _decoders.get(message.__class__) or _decoder(message.__class__)
-            return decode(message), family
-        except DecodeError as exc:
-            detail = f"{exc.reason}: {exc.detail}" if exc.detail else exc.reason
-            return PendingDead(message, DECODE_ERROR, detail, None)
-        except Exception as exc:  # a codec bug or a missing codec module
-            return PendingDead(message, DECODE_ERROR, f"codec failure: {exc!r}", None)
+        else:
+            try:
+                decode = _decoders.get(message.__class__) or _decoder(message.__class__)
+                return decode(message), family
+            except DecodeError as exc:
+                why = exc.reason
+                detail = f"{exc.reason}: {exc.detail}" if exc.detail else exc.reason
+            except Exception as exc:  # a codec bug or a missing codec module
+                why, detail = "codec-failure", f"codec failure: {exc!r}"
+        if _observer is not None:
+            _observer.decode_failed(message, why)
+        return PendingDead(message, DECODE_ERROR, detail, None)
 
     def _select(
         self, event: Event[Any], family: str | None, origin: object
@@ -289,6 +320,8 @@ class DispatcherBase:
         except HandlerError:
             raise  # from the async handler just run (``_run_awaitable``)
         except Exception as exc:
+            if _observer is not None:
+                _observer.handler_failed(exc)
             if self.handler_errors == "raise":
                 raise HandlerError(c.id) from exc
             return self._dead(PendingDead(origin, HANDLER_ERROR, repr(exc), c.id))
@@ -306,6 +339,8 @@ class DispatcherBase:
             try:
                 asyncio.run(_await(awaitable))
             except Exception as exc:
+                if _observer is not None:
+                    _observer.handler_failed(exc)
                 if self.handler_errors == "raise":
                     raise HandlerError(c.id) from exc
                 return self._dead(PendingDead(origin, HANDLER_ERROR, repr(exc), c.id))
@@ -329,6 +364,8 @@ class DispatcherBase:
             if outcome is not None and inspect.isawaitable(outcome):
                 await outcome
         except Exception as exc:
+            if _observer is not None:
+                _observer.handler_failed(exc)
             if self.handler_errors == "raise":
                 raise HandlerError(c.id) from exc
             return await self._dead_async(

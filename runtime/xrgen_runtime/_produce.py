@@ -15,7 +15,7 @@ import base64
 import typing
 from collections.abc import Mapping
 from datetime import datetime, timezone
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -26,7 +26,14 @@ from ._ids import new_id
 from ._uritemplate import UriTemplate
 from .bindings import Binding, by_protocol
 
+if TYPE_CHECKING:
+    from .otel._observer import Observer
+
 M = TypeVar("M")
+
+#: the hook of ``xrgen_runtime.otel`` (``None`` when not instrumented): every created event
+#: goes to its ``created``
+_observer: Observer | None = None
 
 _UTC = timezone.utc
 _now = datetime.now
@@ -205,9 +212,12 @@ class Emitter:
                     data
                 )
         fixed = self.fixed_binding
-        return Event(
+        event = Event(
             attributes, payload, fixed if fixed is not None else self.binding(values)
         )
+        if _observer is not None:
+            _observer.created(self, event)
+        return event
 
     def emit_raw(
         self,
@@ -219,7 +229,10 @@ class Emitter:
     ) -> Event[bytes | None]:
         """Like ``emit`` for messages without a payload model (opaque bytes)."""
         attributes = self.attributes(values, id, time, extensions)
-        return Event(attributes, data, self.binding(values))
+        event = Event(attributes, data, self.binding(values))
+        if _observer is not None:
+            _observer.created(self, event)
+        return event
 
     def attributes(
         self,

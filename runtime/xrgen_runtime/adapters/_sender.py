@@ -1,12 +1,44 @@
 """What every sender shares: ``flush``, ``close`` (flush, then release the client), the
-context manager, and the futures of messages sent but not yet confirmed."""
+context manager, the futures of messages sent but not yet confirmed, and the hook of
+``xrgen_runtime.otel`` around each subclass's ``send``."""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
+
+if TYPE_CHECKING:
+    from ..otel._observer import Observer
 
 __all__ = ["AsyncSender", "Pending", "Sender"]
+
+#: the hook of ``xrgen_runtime.otel`` (``None`` when not instrumented): every ``send`` of a
+#: subclass of ``Sender`` or ``AsyncSender`` runs through its ``send`` or ``send_async``
+_observer: Observer | None = None
+
+
+def _observed(send: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(send)
+    def observed(self: Any, message: Any, *args: Any, **kwargs: Any) -> Any:
+        if _observer is None:
+            return send(self, message, *args, **kwargs)
+        return _observer.send(send, self, message, args, kwargs)
+
+    return observed
+
+
+def _observed_async(
+    send: Callable[..., Awaitable[Any]],
+) -> Callable[..., Awaitable[Any]]:
+    @functools.wraps(send)
+    async def observed(self: Any, message: Any, *args: Any, **kwargs: Any) -> Any:
+        if _observer is None:
+            return await send(self, message, *args, **kwargs)
+        return await _observer.send_async(send, self, message, args, kwargs)
+
+    return observed
 
 
 class Sender:
@@ -14,6 +46,12 @@ class Sender:
     releases the client (:meth:`_release`) even when the flush failed."""
 
     __slots__ = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        send = cls.__dict__.get("send")
+        if send is not None:
+            cls.send = _observed(send)  # type: ignore[attr-defined]
 
     def flush(self, timeout: float = 30.0) -> None:
         """Nothing is buffered: ``send`` returns when the server has the message."""
@@ -39,6 +77,12 @@ class AsyncSender:
     """Base of the asyncio senders: ``send``, ``flush`` and ``close`` are awaited."""
 
     __slots__ = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        send = cls.__dict__.get("send")
+        if send is not None:
+            cls.send = _observed_async(send)  # type: ignore[attr-defined]
 
     async def flush(self, timeout: float = 30.0) -> None:
         """Nothing is buffered: ``send`` returns when the server has the message."""

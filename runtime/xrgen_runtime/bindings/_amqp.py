@@ -52,6 +52,7 @@ BINDING = BindingSpec(
     protocols={"AMQP/1.0": {}},
     binding_type=AmqpBinding,
     message_type=AmqpMessage,
+    destination="address",
     # application properties, annotations and footer hold canonical CloudEvents strings
     # (``true``, RFC 3339 timestamps, base64)
     landing=(

@@ -40,6 +40,7 @@ BINDING = BindingSpec(
     protocols={"HTTP": {}},
     binding_type=HttpBinding,
     message_type=HttpMessage,
+    destination="path",
     landing=(
         ("method", "string"),
         ("path", "string"),

@@ -37,6 +37,7 @@ BINDING = BindingSpec(
     protocols={"KAFKA": {}},
     binding_type=KafkaBinding,
     message_type=KafkaMessage,
+    destination="topic",
     # Spark's Kafka source schema
     landing=(
         ("key", "binary"),

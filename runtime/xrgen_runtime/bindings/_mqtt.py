@@ -51,6 +51,7 @@ BINDING = BindingSpec(
     protocols={"MQTT/5.0": {"version": "5.0"}, "MQTT/3.1.1": {"version": "3.1.1"}},
     binding_type=MqttBinding,
     message_type=MqttMessage,
+    destination="topic",
     landing=(
         ("topic", "string"),
         ("payload", "binary"),

@@ -34,6 +34,7 @@ BINDING = BindingSpec(
     protocols={"NATS": {}},
     binding_type=NatsBinding,
     message_type=NatsMessage,
+    destination="subject",
     landing=(
         ("subject", "string"),
         ("payload", "binary"),

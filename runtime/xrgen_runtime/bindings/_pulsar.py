@@ -39,6 +39,7 @@ BINDING = BindingSpec(
     protocols={"PULSAR": {}},
     binding_type=PulsarBinding,
     message_type=PulsarMessage,
+    destination="topic",
     landing=(
         ("topic", "string"),
         ("payload", "binary"),

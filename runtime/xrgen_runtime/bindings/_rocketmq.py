@@ -38,6 +38,7 @@ BINDING = BindingSpec(
     protocols={"ROCKETMQ": {}},
     binding_type=RocketMqBinding,
     message_type=RocketMqMessage,
+    destination="topic",
     landing=(
         ("topic", "string"),
         ("body", "binary"),

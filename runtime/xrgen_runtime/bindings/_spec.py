@@ -108,6 +108,9 @@ class BindingSpec:
     #: the wire message the codec produces and consumes and the adapter moves
     #: (``KafkaMessage``)
     message_type: type
+    #: the field of ``binding_type`` and of ``message_type`` that names where a message goes
+    #: (a topic, subject, address or path): ``messaging.destination.name`` in telemetry
+    destination: str
     #: the landing schema of ``message_type`` in a lake (a struct's fields, see
     #: :func:`spark_json`); Spark's Kafka source schema for Kafka
     landing: tuple[LandingField, ...]
