@@ -6,7 +6,7 @@ Runs at generation time. Every function returns the JSON form of a Spark data ty
 Column names are the wire names.
 
 The payload rules of each schema format live in its module (``formats/jsonschema.py``,
-``formats/avro.py``, ...); ``payload_to_spark`` selects it.
+``formats/avro_spark.py``, ...); ``payload_to_spark`` selects it.
 
 Event schemas (:func:`event_schema`): ``specversion``, ``id``, ``source``, ``type`` (non-null
 strings), ``time`` (timestamp), ``datacontenttype``, ``dataschema``, ``subject`` (strings),
