@@ -353,14 +353,18 @@ class SparkDecoder(_Errors):
             S.col("_xr_m").isNotNull(), _wrapped(self._data_text())
         )
         # a typed envelope's ``data`` and whether the envelope was corrupt: what later stages
-        # read of it (copying the whole envelope through them costs more)
+        # read of it (copying the whole envelope through them costs more). Nondeterministic
+        # (``spark_partition_id()``): Spark infers no constraints from these aliases. As
+        # plain field reads, each occurring in the constraints inferred below, every alias
+        # doubled the constraint set (2^variants; tests/spark/test_plan_size.py)
         typed_envs = [(j, name) for j, name, _ in variants if j > 0]
+        once = S.fn("spark_partition_id") >= 0
         taken = [
             x
             for j, name in typed_envs
             for x in (
-                S.col(name)["v"]["data"].alias(f"_xr_d{j}"),
-                S.col(name)[_CORRUPT].isNotNull().alias(f"_xr_c{j}"),
+                S.when(once, S.col(name)["v"]["data"]).alias(f"_xr_d{j}"),
+                S.when(once, S.col(name)[_CORRUPT].isNotNull()).alias(f"_xr_c{j}"),
             )
         ]
         stage4: list[Any] = [
