@@ -272,6 +272,8 @@ def test_payload_dispatch_and_event_schema() -> None:
         f("at", "timestamp"),
         f("sig", "binary"),
         f("region", "string"),
+        f("traceparent", "string"),
+        f("tracestate", "string"),
         f("data", data),
     )
     assert event_schema(None)["fields"][-1] == f("data", "binary")
