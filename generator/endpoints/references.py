@@ -2,7 +2,8 @@
 that need the resolved messages (endpoint-spec.md).
 
 - ``messagegroups`` (``#/messagegroups/g``, ``/messagegroups/g``, an absolute URL into this
-  registry, see ``xids``): XRG230 (error) a group that does not exist in this registry; XRG231
+  registry, see ``xids``): XRG230 (warning, left out) a group that does not exist in this
+  registry (``--strict`` makes it an error); XRG231
   (warning) an absolute URI into another registry, whose messages xrgen cannot know; XRG206
   (warning) a reference that names no message group. The endpoint's own ``messages`` form the
   group named like it (load) and come after the referenced groups.
@@ -154,12 +155,12 @@ def _group(
         known = {g.lower(): g for g in reg.messagegroups}
         close = difflib.get_close_matches(path[1].lower(), list(known), n=1, cutoff=0.6)
         hint = f" (did you mean {known[close[0]]!r}?)" if close else ""
-        diags.error(
+        diags.warning(
             "XRG230",
             file,
             where,
             f"endpoint {eid!r} references message group {path[1]!r}, which does not exist in"
-            f" this registry{hint}",
+            f" this registry{hint}; the endpoint carries the others only",
         )
         return None
     return path[1]

@@ -216,3 +216,27 @@ def test_a_subscriber_only_endpoint_gives_its_messages_nothing(tmp_path: Path) -
     assert m.protocol == "KAFKA" and [(o.path, o.value) for o in m.options] == [(("topic",), "t")]
     assert not [d for d in analysis.diagnostics if d.code == "XRG208"]
     assert _endpoint(analysis.catalog, "subs").message_ids == ("m",)
+
+
+def test_a_missing_group_is_left_out_with_a_warning(tmp_path: Path) -> None:
+    """XRG230 is a warning (the specification asks no reference to resolve): the endpoint
+    carries the groups that exist; ``--strict`` makes it an error."""
+    from xrgen.cli import main
+
+    doc = {
+        "messagegroups": {"g": {"messages": {"m": _message("m")}}},
+        "endpoints": {
+            "e": {"usage": ["consumer"], "protocol": "NATS", "protocoloptions": {"subject": "s"},
+                  "messagegroups": ["#/messagegroups/G", "#/messagegroups/g"]},
+        },
+    }  # fmt: skip
+    analysis = _analyze(tmp_path, doc)
+    [warning] = [d for d in analysis.diagnostics if d.code == "XRG230"]
+    assert warning.severity == "warning" and "did you mean 'g'" in warning.message
+    assert _endpoint(analysis.catalog, "e").message_ids == ("m",)
+    catalog = str(tmp_path / "catalog.json")
+    out = tmp_path / "out"
+    assert main(["generate", catalog, "--out", str(out), "--package", "p", "--quiet"]) == 0
+    strict = tmp_path / "strict"
+    assert main(["generate", catalog, "--out", str(strict), "--package", "p", "--quiet", "--strict"]) == 1
+    assert not strict.exists()
