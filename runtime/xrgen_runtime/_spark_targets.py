@@ -187,7 +187,14 @@ PayloadCheck = tuple[tuple[str, ...], tuple[object, ...]]
 
 
 def condition_key(t: _Target) -> tuple[object, ...]:
-    """Everything the match condition of ``t`` checks (equal keys: the same rows match)."""
+    """Everything the match condition of ``t`` checks (equal keys: the same rows match);
+    placeholders are numbered in order of first appearance (``/a/{x}`` is ``/a/{y}``).
+    """
+    numbers: dict[str, int] = {}
+    templates = tuple(
+        (ref, regex, tuple(numbers.setdefault(n, len(numbers)) for n in names))
+        for ref, regex, names in t.templates
+    )
     return (
         t.ce,
         t.literal_type,
@@ -196,7 +203,7 @@ def condition_key(t: _Target) -> tuple[object, ...]:
         tuple(t.constants),
         t.content_type,
         tuple((o.path, _canonical(o.value)) for o in t.options),
-        tuple(t.templates),
+        templates,
         tuple(sorted(t.kinds.items())),
     )
 

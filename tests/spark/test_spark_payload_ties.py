@@ -111,3 +111,27 @@ def test_only_a_decoder_with_ties_has_tie_stages(
         ["payloads.host.Death", "payloads.host.Birth"],  # bound to MQTT: first
         ["payloads.lamp.On", "payloads.lamp.Off"],
     ]
+
+
+def test_runs_read_placeholders_by_position_and_leave_out_repeats(spark_rt: ModuleType) -> None:
+    from pyspark.sql.types import BooleanType, StructField, StructType
+    from xrgen_runtime import AttrDef, MessageDef
+
+    def definition(mid: str, source: str) -> MessageDef:
+        attrs = (AttrDef("type", value="t"), AttrDef("source", "uritemplate", value=source))
+        return MessageDef(mid, "g", "CloudEvents/1.0", "t", attrs)
+
+    defs = [
+        definition("a", "/a/{x}"),
+        definition("b", "/a/{y}"),  # the same texts
+        definition("c", "/a/{x}"),  # the same payload and checks as a: never taken
+        definition("d", "/b/{x}"),
+    ]
+    online = StructType([StructField("online", BooleanType(), False)])
+    checks = {"a": ((("online",), (True,)),), "b": ((("online",), (False,)),)}
+    checks["c"] = checks["a"]
+    decoder = spark_rt.SparkDecoder(
+        defs, dict.fromkeys("abcd", online), "json", payload_checks=checks
+    )
+    assert [[t.defn.id for t in run] for run in decoder.ties] == [["a", "b"]]
+    assert decoder.tie_leader == {1: 0}
