@@ -37,6 +37,7 @@ _NOW = "0000-01-01T00:00:00Z"
 #: attributes every CloudEvent carries: requiring them tells nothing apart
 _CORE_REQUIRED = frozenset({"specversion", "id", "source", "type"})
 
+
 def _family(protocol: str | None) -> str | None:
     if not protocol:
         return None

@@ -331,14 +331,15 @@ class _Resolver:
         if type_name and family == "json" and not fragment:
             member = formats.jsonschema.type_pointer(body, type_name)
             found = json_fragment(body, member) if member is not None else None
-            if found is None:
+            names_root = isinstance(body, dict) and body.get("title") == type_name
+            if found is None and not names_root:
                 self.d.warning(
                     "XRG213",
                     ent.file,
                     where,
                     f"{attr}: no member {type_name!r} in the JSON Schema; the root schema is used",
                 )
-            else:
+            elif found is not None:
                 body = found
                 location += "/" + str(member)
         if type_name and family == "avro":

@@ -131,7 +131,9 @@ def test_no_such_member(pointer: str) -> None:
 # --------------------------------------------------------------------------- the pipeline
 
 
-def analyze(tmp_path: Path, ref: str) -> tuple[api.Analysis, list[str]]:
+def analyze(
+    tmp_path: Path, ref: str, schema: dict[str, Any] = DOC
+) -> tuple[api.Analysis, list[str]]:
     doc = {
         "messagegroups": {
             "g": {
@@ -151,7 +153,7 @@ def analyze(tmp_path: Path, ref: str) -> tuple[api.Analysis, list[str]]:
                 "schemas": {
                     "s": {
                         "format": "JsonSchema/draft-07",
-                        "versions": {"v1.0": {"format": "JsonSchema/draft-07", "schema": DOC}},
+                        "versions": {"v1.0": {"format": "JsonSchema/draft-07", "schema": schema}},
                     }
                 }
             }
@@ -184,3 +186,12 @@ def test_a_name_that_names_no_member_is_a_warning(tmp_path: Path) -> None:
         "/messagegroups/g/messages/g.Birth/dataschemauri warning XRG213: dataschemauri: no"
         " member 'definitions/Nope' in the JSON Schema; the root schema is used"
     ]
+
+
+def test_a_name_that_is_the_root_title_is_the_root(tmp_path: Path) -> None:
+    ref = "#/schemagroups/sg/schemas/s/versions/v1.0:Host"
+    analysis, diags = analyze(tmp_path, ref, {**DOC, "title": "Host"})
+    assert diags == []
+    assert analysis.catalog is not None
+    (msg,) = analysis.catalog.messages()
+    assert msg.payload is not None and msg.payload.model_name == "Host"
