@@ -577,35 +577,22 @@ def _generated_baseline(pkg: ModuleType, seconds: float) -> None:
 def bench_ties(rt: ModuleType, seconds: float) -> None:
     """Dispatch cost of definitions told apart by their payloads only, against no tie."""
     kafka = importlib.import_module("xrgen_runtime.bindings.kafka")
+    base = catalog(rt, 1)[0]
 
     def definition(mid: str, ce_type: str, on: bool) -> Any:
         model = create_model(  # type: ignore[call-overload]
-            f"Tied{mid}", __base__=payload_model(0), online=(Literal[on], ...)
+            f"Tied{mid}", __base__=base.model, online=(Literal[on], ...)
         )
-        return rt.MessageDef(
-            id=mid,
-            group="g",
-            envelope="CloudEvents/1.0",
-            type=ce_type,
-            attributes=(
-                rt.AttrDef("type", "string", True, ce_type),
-                rt.AttrDef("source", "uritemplate", True, "/devices/{deviceid}"),
-            ),
-            datacontenttype="application/json",
-            schemaformat="json",
-            model=model,
+        attributes = (rt.AttrDef("type", "string", True, ce_type), *base.attributes[1:])
+        return dataclasses.replace(
+            base, id=mid, type=ce_type, attributes=attributes, model=model
         )
 
     def wire(defn: Any, on: bool) -> list[Any]:
         out = []
         for i in range(500):
-            attributes = {
-                "specversion": "1.0",
-                "id": f"id-{i}",
-                "source": f"/devices/dev-{i % 97}",
-                "type": defn.type,
-                "datacontenttype": "application/json",
-            }
+            event = event_for(rt, base, i)
+            attributes = {**event.attributes, "type": defn.type}
             data = defn.model.model_validate({**synth_payload(i), "online": on})
             out.append(kafka.encode(rt.Event(attributes, data, None), topic="t"))
         return out
