@@ -18,6 +18,10 @@ Prints three tables, all measured in the same run:
    producer, encoded by the codec of its protocol (Kafka, MQTT for the variants) and
    dispatched by the package's ``consumer.Dispatcher``; with the floor and, at 1,100, the
    cloudevents baseline of table 3. Needs ../shared beside the checkout (skipped otherwise).
+5. definitions tied on the wire and told apart by their payload (``--only-ties`` runs this
+   table alone): two definitions of one type and source whose 8-field payloads differ in a
+   required ``Literal`` member, against the same catalog with two types (no tie); an event
+   of the second tied definition is validated against the first one's model first.
 
 Targets: table 2 flat (10,000 types within 1.5x of 10 types); xrgen >= 4x the baseline.
 """
@@ -570,6 +574,48 @@ def _generated_baseline(pkg: ModuleType, seconds: float) -> None:
     )
 
 
+def bench_ties(rt: ModuleType, seconds: float) -> None:
+    """Dispatch cost of definitions told apart by their payloads only, against no tie."""
+    kafka = importlib.import_module("xrgen_runtime.bindings.kafka")
+    base = catalog(rt, 1)[0]
+
+    def definition(mid: str, ce_type: str, on: bool) -> Any:
+        model = create_model(  # type: ignore[call-overload]
+            f"Tied{mid}", __base__=base.model, online=(Literal[on], ...)
+        )
+        attributes = (rt.AttrDef("type", "string", True, ce_type), *base.attributes[1:])
+        return dataclasses.replace(
+            base, id=mid, type=ce_type, attributes=attributes, model=model
+        )
+
+    def wire(defn: Any, on: bool) -> list[Any]:
+        out = []
+        for i in range(500):
+            event = event_for(rt, base, i)
+            attributes = {**event.attributes, "type": defn.type}
+            data = defn.model.model_validate({**synth_payload(i), "online": on})
+            out.append(kafka.encode(rt.Event(attributes, data, None), topic="t"))
+        return out
+
+    tied = (definition("On", "t", True), definition("Off", "t", False))
+    apart = (definition("On", "on", True), definition("Off", "off", False))
+    counter = Counter()
+    d_tied, d_apart = dispatcher(rt, tied, counter), dispatcher(rt, apart, counter)
+    cases = [
+        (d_apart.dispatch, wire(apart[0], True)),
+        (d_apart.dispatch, wire(apart[1], False)),
+        (d_tied.dispatch, wire(tied[0], True)),
+        (d_tied.dispatch, wire(tied[1], False)),
+    ]
+    t_first, t_second, t_tie_first, t_tie_second = timings(cases, seconds)
+    check(counter, "ties")
+    print("\n## 5. Definitions told apart by their payload (us; Kafka binary, 8-field payload)")
+    print("no tie: two types; tie: one type and source, the payload's Literal member decides")
+    print(f"{'event of':10} {'no tie':>8} {'tie':>8} {'tie / no tie':>13}")
+    print(f"{'first':10} {t_first:8.2f} {t_tie_first:8.2f} {t_tie_first / t_first:12.2f}x")
+    print(f"{'second':10} {t_second:8.2f} {t_tie_second:8.2f} {t_tie_second / t_second:12.2f}x")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="shorter timing rounds")
@@ -579,17 +625,23 @@ def main() -> None:
     ap.add_argument(
         "--only-generated", action="store_true", help="run table 4 alone"
     )
+    ap.add_argument("--only-ties", action="store_true", help="run table 5 alone")
     args = ap.parse_args()
     seconds = args.seconds or (0.3 if args.quick else 1.0)
     print(
         f"python {sys.version.split()[0]}, {seconds:.1f}s per cell, CPU time, best of 20 interleaved rounds"
     )
+    if args.only_ties:
+        bench_ties(load_runtime(), seconds)
+        return
     if not args.only_generated:
         rt = load_runtime()
         bench_bindings(rt, seconds)
         bench_scale(rt, seconds, (10, 1_000, 10_000))
         bench_baseline(rt, seconds)
     bench_generated(seconds, args.quick)
+    if not args.only_generated:
+        bench_ties(load_runtime(), seconds)
 
 
 if __name__ == "__main__":

@@ -62,7 +62,8 @@ MODULE_NAMES = frozenset(
         # spark.py
         "functools", "json", "DataFrame", "DataType", "StructType", "LANDING_SCHEMAS",
         "Outputs", "SparkDecoder", "parse_type", "_type", "_struct", "SCHEMAS",
-        "EVENT_SCHEMAS", "AVRO_SCHEMAS", "PROTO_DESCRIPTORS", "decoder", "_decoder", "Iterable",
+        "EVENT_SCHEMAS", "AVRO_SCHEMAS", "PROTO_DESCRIPTORS", "PAYLOAD_CHECKS", "decoder",
+        "_decoder", "Iterable",
         *(landing.function for landing in protocols.SPARK_LANDINGS),
     }
 )  # fmt: skip

@@ -13,9 +13,14 @@ are one definition and are not reported.
 The comparison is structural (a key per definition, built as the runtime compiles the
 definition), so it takes time linear in the catalog. Templates are compared after renaming
 their placeholders in order of first appearance across the definition (``/a/{x}`` and
-``/a/{y}`` match the same texts). Payload schemas are not compared: the dispatcher takes the
-first matching definition whose payload validates, which may separate two such definitions
-for some payloads, but not for a payload that both schemas accept.
+``/a/{y}`` match the same texts).
+
+Definitions with equal keys are *tied*: the dispatcher (and the Spark decoder) gives an event
+to the first of them, in catalog order, whose payload accepts it. So a tied definition is
+shadowed only by an earlier one whose payload schema may accept the same payloads: two JSON
+Schema payloads are told apart when ``formats.jsonschema_disjoint`` proves that no value fits
+both (a required property with ``const`` / ``enum`` values that do not meet, types that do
+not meet); opaque payloads and other formats always may overlap.
 """
 
 from __future__ import annotations
@@ -23,14 +28,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from . import ir, protocols
+from . import formats, ir, protocols
 from .diagnostics import Diagnostics
+from .formats.jsonschema_disjoint import ANY, Shape, read, shapes_disjoint
 
 _VAR = re.compile(r"\{([^{}]*)\}")
 _NOW = "0000-01-01T00:00:00Z"
 #: attributes every CloudEvent carries: requiring them tells nothing apart
 _CORE_REQUIRED = frozenset({"specversion", "id", "source", "type"})
-
 
 
 def _family(protocol: str | None) -> str | None:
@@ -127,17 +132,54 @@ def _target(message: ir.Message) -> str:
     return message.alias_of or message.id
 
 
-def indistinguishable(catalog: ir.Catalog) -> list[tuple[ir.Message, ir.Message]]:
-    """``(shadowed, first)`` for every definition that an earlier one with the same match key
-    always takes (catalog order, as the dispatcher's ``MessageDef`` tuple)."""
-    first: dict[tuple[Any, ...], ir.Message] = {}
-    out: list[tuple[ir.Message, ir.Message]] = []
+def ties(catalog: ir.Catalog) -> list[list[ir.Message]]:
+    """The groups of two or more definitions with equal match keys, each in catalog order
+    (an ``xref`` alias counts with its target)."""
+    groups: dict[tuple[Any, ...], list[ir.Message]] = {}
     for message in catalog.messages():
-        key = match_key(message)
-        earlier = first.setdefault(key, message)
-        if earlier is not message and _target(earlier) != _target(message):
-            out.append((message, earlier))
-    return out
+        groups.setdefault(match_key(message), []).append(message)
+    return [g for g in groups.values() if len({_target(m) for m in g}) > 1]
+
+
+class _Payloads:
+    """Whether two definitions' payloads may accept the same payload (shapes read once)."""
+
+    def __init__(self) -> None:
+        self.shapes: dict[str, tuple[Shape, ...]] = {}
+
+    def _shapes(self, payload: ir.Payload) -> tuple[Shape, ...]:
+        found = self.shapes.get(payload.key)
+        if found is None:
+            found = self.shapes[payload.key] = read(payload.schema)
+        return found
+
+    def may_overlap(self, a: ir.Message, b: ir.Message) -> bool:
+        pa, pb = a.payload, b.payload
+        json_name = formats.jsonschema.NAME
+        if pa is None or pb is None or pa.format != json_name or pb.format != json_name:
+            return True
+        sa, sb = self._shapes(pa), self._shapes(pb)
+        if sa == ANY or sb == ANY:
+            return True
+        return not shapes_disjoint(sa, sb)
+
+
+def indistinguishable(catalog: ir.Catalog) -> list[tuple[ir.Message, ir.Message]]:
+    """``(shadowed, first)`` for every definition that an earlier tied one (catalog order, as
+    the dispatcher's ``MessageDef`` tuple) whose payload may accept the same payloads takes
+    first; ``first`` is the earliest such one."""
+    payloads = _Payloads()
+    out: list[tuple[ir.Message, ir.Message]] = []
+    for group in ties(catalog):
+        for i, message in enumerate(group):
+            for earlier in group[:i]:
+                if _target(earlier) != _target(message) and payloads.may_overlap(
+                    earlier, message
+                ):
+                    out.append((message, earlier))
+                    break
+    order = {id(m): i for i, m in enumerate(catalog.messages())}
+    return sorted(out, key=lambda pair: order[id(pair[0])])
 
 
 def check(catalog: ir.Catalog, diags: Diagnostics) -> None:
@@ -149,6 +191,7 @@ def check(catalog: ir.Catalog, diags: Diagnostics) -> None:
             file,
             ptr,
             f"message {message.id!r} cannot be told apart from {earlier.id!r} on the wire "
-            "(same protocol, CloudEvents type, constants and templates): the dispatcher "
-            f"routes its events to {earlier.id!r} when that has a handler",
+            "(same protocol, CloudEvents type, constants and templates; payload schemas that "
+            "may accept the same payload): the dispatcher routes its events to "
+            f"{earlier.id!r} when that has a handler and accepts the payload",
         )

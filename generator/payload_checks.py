@@ -29,6 +29,7 @@ from typing import Any
 
 from . import ir
 from .diagnostics import Diagnostics, pointer
+from .formats.jsonschema_fragment import node_at, refs
 
 #: a pattern pydantic's Rust regex engine cannot run (lookaround, backreference)
 XRG_PATTERN_NOT_LINEAR = "XRG340"
@@ -102,16 +103,9 @@ def _local_target(schema: Any, ref: str) -> tuple[str, Any] | None:
     """``(pointer, node)`` a local ``#/...`` reference names, else ``None``."""
     if not ref.startswith("#"):
         return None
-    node = schema
     tokens = [_unescape(t) for t in ref[1:].split("/")[1:]] if ref != "#" else []
-    for t in tokens:
-        if isinstance(node, dict) and t in node:
-            node = node[t]
-        elif isinstance(node, list) and t.isdigit() and int(t) < len(node):
-            node = node[int(t)]
-        else:
-            return None
-    return pointer(*tokens), node
+    node = node_at(schema, tuple(tokens))
+    return None if node is None else (pointer(*tokens), node)
 
 
 def _unguarded_refs(schema: Any, node: Any) -> list[tuple[str, Any]]:
@@ -170,20 +164,8 @@ def ref_cycle(schema: Any) -> list[str] | None:
 
 
 def _all_ref_targets(schema: Any) -> list[tuple[str, Any]]:
-    out = []
-    stack = [schema]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, list):
-            stack.extend(n)
-        elif isinstance(n, dict):
-            ref = n.get("$ref")
-            if isinstance(ref, str):
-                target = _local_target(schema, ref)
-                if target is not None:
-                    out.append(target)
-            stack.extend(v for k, v in n.items() if k not in _DATA_KEYWORDS)
-    return out
+    found = (_local_target(schema, ref) for ref in refs(schema))
+    return [target for target in found if target is not None]
 
 
 def check_payloads(payloads: tuple[ir.Payload, ...], diags: Diagnostics) -> None:

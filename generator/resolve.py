@@ -44,6 +44,7 @@ from .endpoints.references import (
     check_protocols,
     read_endpoints,
 )
+from .formats.jsonschema_fragment import fragment as json_fragment
 from .formats.spelling import schema_format_family
 from .registry import Entity, MessageGroupEntry, Registry, SchemaEntry
 
@@ -322,16 +323,25 @@ class _Resolver:
         family = schema_format_family(spelled) or _guess_family(body)
         location = ver.location + "/schema"
         if fragment:
-            body = _json_fragment(body, fragment)
+            body = json_fragment(body, fragment)
             if body is None:
                 self.d.error("XRG210", ent.file, where, f"{attr}: the schema has no '#/{fragment}'")
                 return None
             location += "/" + fragment
         if type_name and family == "json" and not fragment:
             member = formats.jsonschema.type_pointer(body, type_name)
-            if member is not None:
-                body = _json_fragment(body, member)
-                location += "/" + member
+            found = json_fragment(body, member) if member is not None else None
+            names_root = isinstance(body, dict) and body.get("title") == type_name
+            if found is None and not names_root:
+                self.d.warning(
+                    "XRG213",
+                    ent.file,
+                    where,
+                    f"{attr}: no member {type_name!r} in the JSON Schema; the root schema is used",
+                )
+            elif found is not None:
+                body = found
+                location += "/" + str(member)
         if type_name and family == "avro":
             named = formats.avro.named_type(body, type_name)
             if named is None:
@@ -562,20 +572,6 @@ def _rebinds(base: dict[str, Any], child: dict[str, Any]) -> bool:
 
 def _guess_family(schema: Any) -> str:
     return formats.guess(schema)
-
-
-def _json_fragment(schema: Any, fragment: str) -> Any:
-    """A JSON Schema whose root is ``#/<fragment>`` of ``schema``, keeping its definitions."""
-    node = schema
-    for token in fragment.split("/"):
-        if not isinstance(node, dict) or token not in node:
-            return None
-        node = node[token.replace("~1", "/").replace("~0", "~")]
-    if not isinstance(schema, dict):
-        return None
-    out = {k: schema[k] for k in ("$schema", "definitions", "$defs") if k in schema}
-    out.update({"$ref": "#/" + fragment, "title": fragment.rsplit("/", 1)[-1]})
-    return out
 
 
 def _default_version(sch: SchemaEntry) -> Entity | None:

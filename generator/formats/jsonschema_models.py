@@ -372,6 +372,8 @@ class JsonBatch:
                 rename[node.name] = self._claim(owner.model_name + rest, owner.location)
             else:
                 rename[node.name] = self._claim(node.name, "models")
+        for row in _overriding_fields(classes):
+            lines[row] += "  # type: ignore[assignment, unused-ignore]"
         kept = [ln for i, ln in enumerate(lines) if i not in drop]
         while kept and (not kept[0].strip() or kept[0].lstrip().startswith("#")):
             kept.pop(0)
@@ -390,6 +392,41 @@ class JsonBatch:
 def _shape_at(shapes: list[_Shape], index: int) -> _Shape:
     """The shape with ``index`` (shapes are numbered in order of first appearance)."""
     return next(s for s in shapes if s.index == index)
+
+
+def _overriding_fields(classes: list[ast.ClassDef]) -> list[int]:
+    """The (0-based) lines of fields that a model redeclares from a base model of the module:
+    an ``allOf`` that narrows a member (an ``enum`` of fewer values) makes dcg subclass the
+    base with the field's new type, which mypy reports as an incompatible override."""
+    fields = {
+        c.name: {
+            t.target.id
+            for t in c.body
+            if isinstance(t, ast.AnnAssign) and isinstance(t.target, ast.Name)
+        }
+        for c in classes
+    }
+    bases = {
+        c.name: [b.id for b in c.bases if isinstance(b, ast.Name) and b.id in fields]
+        for c in classes
+    }
+
+    def inherited(name: str, seen: frozenset[str]) -> set[str]:
+        found: set[str] = set()
+        for base in bases.get(name, ()):
+            if base not in seen:
+                found |= fields[base] | inherited(base, seen | {base})
+        return found
+
+    rows: list[int] = []
+    for c in classes:
+        up = inherited(c.name, frozenset({c.name}))
+        rows += [
+            t.lineno - 1
+            for t in c.body
+            if isinstance(t, ast.AnnAssign) and isinstance(t.target, ast.Name) and t.target.id in up
+        ]
+    return rows
 
 
 def _is_enum(node: ast.ClassDef) -> bool:

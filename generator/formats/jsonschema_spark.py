@@ -38,6 +38,7 @@ from typing import Any
 
 from ._spark import STRING, SparkType, array, field, is_struct, map_of, struct
 from .jsonschema import _JSON_PRIMITIVES
+from .jsonschema_fragment import node_at, pointer_tokens
 
 
 class JsonMapper:
@@ -94,18 +95,9 @@ class JsonMapper:
             self.expanding.pop()
 
     def _resolve(self, ref: str) -> Any:
-        if not ref.startswith("#"):
+        if ref != "#" and not ref.startswith("#/"):
             return None
-        node: Any = self.root
-        for raw in ref[1:].split("/")[1:] if ref != "#" else []:
-            part = raw.replace("~1", "/").replace("~0", "~")
-            if isinstance(node, Mapping) and part in node:
-                node = node[part]
-            elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-                node = node[int(part)]
-            else:
-                return None
-        return node
+        return node_at(self.root, pointer_tokens(ref[2:]))
 
     def _deref(self, schema: Any) -> Any:
         """``schema`` with top-level ``$ref``s followed (recursion stops at the first repeat)."""

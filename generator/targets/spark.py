@@ -6,9 +6,10 @@ import json
 from pathlib import PurePosixPath
 from typing import Any
 
-from .. import formats, ir, protocols
+from .. import formats, ir, overlap, protocols
 from ..diagnostics import Diagnostics
-from ..literals import py_str
+from ..formats.jsonschema_disjoint import value_checks
+from ..literals import py_str, py_value
 from ..spark_types import event_schema, payload_to_spark
 from . import Options, OutputFile
 
@@ -49,6 +50,7 @@ def plan(
         payload_vars[p.key] = p.spark_var
         payload_types[p.key] = dtype
         payloads.append({"var": p.spark_var, "json": _json(dtype), "bytes": None})
+    checks = _payload_checks(catalog)
     messages = []
     for m in catalog.messages():
         key = m.payload.key if m.payload else None
@@ -64,6 +66,7 @@ def plan(
                     _json(m.payload.schema) if m.payload and m.payload.format == "avro" else None
                 ),
                 "proto": descriptors.get(key) if key else None,
+                "checks": checks.get(m.id),
             }
         )
     context = {
@@ -83,6 +86,7 @@ def plan(
                     "AVRO_SCHEMAS",
                     "EVENT_SCHEMAS",
                     "LANDING_SCHEMAS",
+                    "PAYLOAD_CHECKS",
                     "PROTO_DESCRIPTORS",
                     "SCHEMAS",
                     "decoder",
@@ -92,3 +96,17 @@ def plan(
         ],
     }
     return [OutputFile(PurePosixPath("spark.py"), "pyspark/spark.py.j2", context)]
+
+
+def _payload_checks(catalog: ir.Catalog) -> dict[str, str]:
+    """Message id -> the literal of its payload's ``const`` / ``enum`` checks, for the JSON
+    Schema payloads of definitions tied with others on the wire (``overlap.ties``): what the
+    Spark decoder checks to tell them apart (``xrgen_runtime._spark_ties``)."""
+    out: dict[str, str] = {}
+    for group in overlap.ties(catalog):
+        for m in group:
+            if m.payload is not None and m.payload.format == formats.jsonschema.NAME:
+                found = value_checks(m.payload.schema)
+                if found:
+                    out[m.id] = py_value(found)
+    return out

@@ -55,7 +55,11 @@ Pipeline (:meth:`SparkDecoder.route`), one pass over the input, each row parsed 
    that was its parse), in PERMISSIVE mode with a corrupt-record field: bad JSON or a value
    of the wrong type dead-letters the row, and so does a missing required field (from the
    payload type's non-nullable fields);
-4. one error struct per row: ``None`` when the row is good.
+4. definitions whose match conditions are equal (tied: the match gives the first of them)
+   are told apart by their payloads, as the dispatcher does: the row is parsed with the type
+   of each and goes to the first that accepts its payload, with the ``const`` / ``enum``
+   values the generated ``PAYLOAD_CHECKS`` lists (``_spark_ties``);
+5. one error struct per row: ``None`` when the row is good.
 
 :meth:`SparkDecoder.split` turns the routed frame into one DataFrame per message id (columns:
 the event's attributes by wire name, typed; ``data`` as the payload struct; ``params`` with
@@ -71,11 +75,14 @@ header, ``missing-attribute: <name>``, ``invalid-specversion``, ``invalid-attrib
 ``unsupported-format``, ``no data``, ``invalid payload`` or ``missing field: <path>``).
 
 Differences from the Python dispatcher: the payload is checked against the FIRST matching
-definition only; each uritemplate is read on its own (leftmost-shortest, as the dispatcher
-reads one template) and a placeholder used in several templates takes the value of the first
-of them (the dispatcher requires the values to agree, reading the least ambiguous template
-first); Kafka header names are matched exactly (``ce_`` lower case, ``content-type``);
-the first of repeated headers wins; ``from_json`` converts a JSON number or boolean found
+definition only, except among tied definitions with JSON or opaque payloads (step 4), where
+Spark's checks of a payload are its type, its required fields and the ``PAYLOAD_CHECKS``
+values (the models also check formats, bounds and the values of optional members); each
+uritemplate is read on its own (leftmost-shortest, as the dispatcher reads one template)
+and a placeholder used in several templates takes the value of the first of them (the
+dispatcher requires the values to agree, reading the least ambiguous template first); Kafka
+header names are matched exactly (``ce_`` lower case, ``content-type``); the first of
+repeated headers wins; ``from_json`` converts a JSON number or boolean found
 where a string is declared into its text; when an envelope is parsed with ``data`` as text
 (see :meth:`SparkDecoder._envelope_choice`), a ``data`` that is a JSON string is
 read as the text of that string (the dispatcher validates the string itself, so a payload that
@@ -116,9 +123,10 @@ Where things are: ``_spark_sql`` (SQL text, the only way catalog text reaches it
 shape is read), ``_spark_targets`` (definitions compiled for matching, uritemplates as Java
 regexes), ``_spark_plan`` (payload parse groups, envelope variants, native or Arrow payloads),
 ``_spark_parse`` (envelopes and payloads), ``_spark_routing`` (the match), ``_spark_errors``
-(dead-letter reasons), ``_spark_payloads`` (Avro / Protobuf: connector check, Arrow decode),
-``_spark_check`` (the native path checked against the Arrow path on a cluster); this module
-holds the stages, the outputs and the entry points.
+(dead-letter reasons), ``_spark_ties`` (tied definitions told apart by their payloads),
+``_spark_payloads`` (Avro / Protobuf: connector check, Arrow decode), ``_spark_check`` (the
+native path checked against the Arrow path on a cluster); this module holds the stages, the
+outputs and the entry points.
 """
 
 from __future__ import annotations
@@ -146,7 +154,6 @@ from ._spark_errors import (
     NO_MATCH,
     UNKNOWN_TYPE,
     VALIDATION_ERROR,
-    _Errors,
 )
 from ._spark_parse import parse_type
 from ._spark_plan import PAYLOAD_MODES
@@ -159,6 +166,7 @@ from ._spark_targets import (
     _Target,
     template_regex,
 )
+from ._spark_ties import _Ties
 from ._spark_wires import LANDING_SCHEMAS
 
 __all__ = [
@@ -223,7 +231,7 @@ class Outputs(Mapping[str, DataFrame]):
         return f"Outputs({list(self._ids)!r})"
 
 
-class SparkDecoder(_Errors):
+class SparkDecoder(_Ties):
     """Decodes DataFrames of one landing shape into typed per-message DataFrames.
 
     ``defs``: the package's message definitions in catalog order; ``schemas``: message id ->
@@ -232,7 +240,8 @@ class SparkDecoder(_Errors):
     ``pulsar`` or ``rocketmq`` (the :data:`LANDING_SCHEMAS`); ``payloads``, ``avro_schemas``,
     ``proto_descriptors``, ``schema_ids``, ``registry``: Avro and Protobuf payloads, see the
     module docstring; ``spark``: the session whose JVM is checked for the connectors
-    (default: the active one).
+    (default: the active one); ``payload_checks``: message id -> ``(path, values)`` pairs
+    that tell tied definitions apart by their payloads (``_spark_ties``).
     """
 
     def route(self, df: DataFrame) -> DataFrame:
@@ -431,6 +440,9 @@ class SparkDecoder(_Errors):
             stage5,
             final,
         ]
+        # the payloads choose among tied definitions
+        for tie in self._tie_stages(names):
+            out.insert(len(out) - 1, tie)
         if arrow and not self.arrow_udf:
             out.insert(6, None)
         return out

@@ -158,7 +158,13 @@ class _Parse(_Plan):
             members = [
                 t for t in self.targets if self.groups[self._group_key(t)] == name
             ]
-            when = _isin_indexes("_xr_m", [t.index for t in members]) & guard
+            # rows of a run of tied definitions carry its first one's index until the
+            # payloads choose (``_spark_ties``): each member's parse reads them too
+            rows = {t.index for t in members}
+            rows |= {
+                self.tie_leader[t.index] for t in members if t.index in self.tie_leader
+            }
+            when = _isin_indexes("_xr_m", sorted(rows)) & guard
             sample = members[0]
             if kind in _BINARY_FORMATS:
                 from pyspark.sql import functions as F

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import collections
 import json
+import operator
 import warnings
 import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -23,7 +24,7 @@ from ._definitions import MessageDef
 from ._spark_columns import _S, _case, _type_lookup
 from ._spark_payloads import CONNECTORS, PayloadSpec, connector_present
 from ._spark_sql import Expr as X
-from ._spark_targets import _CORE, _TRACING, _Target
+from ._spark_targets import _CORE, _TRACING, PayloadCheck, _Target, tie_groups
 from ._spark_wires import _WIRES
 from .formats import codec_for, wire_format
 
@@ -48,6 +49,7 @@ class _Plan:
         schema_ids: Mapping[str, int | Iterable[int]] | None = None,
         registry: Any = None,
         spark: Any = None,
+        payload_checks: Mapping[str, Sequence[PayloadCheck]] | None = None,
     ) -> None:
         if binding not in _WIRES:
             raise ValueError(
@@ -90,6 +92,18 @@ class _Plan:
         self.groups: dict[tuple[str, str], str] = {}
         for t in self.targets:
             self.groups.setdefault(self._group_key(t), f"_xr_p{len(self.groups)}")
+        #: message id -> what its payload must hold to be taken among tied definitions
+        self.payload_checks = {k: tuple(v) for k, v in (payload_checks or {}).items()}
+        ranked = sorted(self.targets, key=operator.attrgetter("rank"))
+        #: runs of definitions that the match cannot tell apart, routed by their payloads
+        #: (``_spark_ties``); JSON and opaque payloads only
+        self.ties = [
+            g
+            for g in tie_groups(ranked, self._group_key, self.payload_checks)
+            if all(self._group_key(t)[0] in ("json", "bytes") for t in g)
+        ]
+        #: tied target index -> the index of the first of its run (which the match gives)
+        self.tie_leader = {t.index: g[0].index for g in self.ties for t in g[1:]}
         #: JSON payload groups in order: a structured row of group ``i`` can be parsed with
         #: the envelope type whose ``data`` is that group's payload type (variant ``i + 1``)
         self.json_groups = [n for (kind, _), n in self.groups.items() if kind == "json"]

@@ -19,6 +19,7 @@ escape, or be read by Spark's ``${var}`` substitution, whatever the session's pa
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -50,6 +51,8 @@ def _literal(value: object) -> str:
         if -(2**31) <= value < 2**31:
             return str(value) if value >= 0 else f"({value})"
         return f"{value}L" if value >= 0 else f"({value}L)"
+    if isinstance(value, float) and math.isfinite(value):
+        return f"CAST('{value!r}' AS DOUBLE)"
     if isinstance(value, str):
         return text_literal(value)
     if isinstance(value, (bytes, bytearray)):

@@ -6,6 +6,7 @@ dispatcher's most-specific-first rule); uritemplates as Java regexes.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 
 from pyspark.sql.types import DataType
 
@@ -178,3 +179,57 @@ class _Target:
             self.templates.append((opt.path, regex, names))
         else:
             self.options.append(opt)
+
+
+#: ``(path, values)``: the payload member at ``path`` must be one of ``values`` (a generated
+#: ``spark.py``'s ``PAYLOAD_CHECKS``)
+PayloadCheck = tuple[tuple[str, ...], tuple[object, ...]]
+
+
+def condition_key(t: _Target) -> tuple[object, ...]:
+    """Everything the match condition of ``t`` checks (equal keys: the same rows match);
+    placeholders are numbered in order of first appearance (``/a/{x}`` is ``/a/{y}``).
+    """
+    numbers: dict[str, int] = {}
+    templates = tuple(
+        (ref, regex, tuple(numbers.setdefault(n, len(numbers)) for n in names))
+        for ref, regex, names in t.templates
+    )
+    return (
+        t.ce,
+        t.literal_type,
+        t.bound,
+        tuple(t.required),
+        tuple(t.constants),
+        t.content_type,
+        tuple((o.path, _canonical(o.value)) for o in t.options),
+        templates,
+        tuple(sorted(t.kinds.items())),
+    )
+
+
+def tie_groups(
+    ranked: list[_Target],
+    payload_key: Callable[[_Target], object],
+    checks: Mapping[str, tuple[PayloadCheck, ...]],
+) -> list[list[_Target]]:
+    """The runs of targets (in match order) with equal :func:`condition_key`, without the
+    members that an earlier one of the run always takes (the same ``payload_key`` and
+    checks): each run of two or more is routed by its payloads (``_spark_ties``)."""
+    groups: list[list[_Target]] = []
+    run: list[_Target] = []
+    for t in [*ranked, None]:
+        if t is not None and run and condition_key(t) == condition_key(run[0]):
+            run.append(t)
+            continue
+        seen: set[object] = set()
+        kept = []
+        for member in run:
+            key = (payload_key(member), checks.get(member.defn.id, ()))
+            if key not in seen:
+                seen.add(key)
+                kept.append(member)
+        if len(kept) > 1:
+            groups.append(kept)
+        run = [t] if t is not None else []
+    return groups

@@ -95,3 +95,72 @@ def test_required_attributes(tmp_path: Path) -> None:
     assert [line.split("#", 1)[1].split(":", 1)[0] for line in found] == [
         "/messagegroups/g/messages/c"
     ]
+
+
+def with_payload(schema: dict[str, Any], fmt: str = "JsonSchema/draft-07") -> dict[str, Any]:
+    return message("t", "/s", dataschemaformat=fmt, dataschema=schema)
+
+
+def online(value: Any, **more: Any) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {"online": {"const": value}, **more},
+        "required": ["online"],
+    }
+
+
+def test_payloads_that_may_overlap_are_flagged(tmp_path: Path) -> None:
+    found = flagged(
+        tmp_path,
+        {
+            "a": with_payload(online(True)),
+            "b": with_payload(online(True, watts={"type": "number"})),  # same online
+            "c": with_payload({"type": "object"}),  # accepts what a accepts
+            "d": with_payload({}),  # accepts anything
+            "e": with_payload(online(1)),  # the models take true for 1
+        },
+    )
+    assert [line.split("#", 1)[1].split(":", 1)[0] for line in found] == [
+        "/messagegroups/g/messages/b",
+        "/messagegroups/g/messages/c",
+        "/messagegroups/g/messages/d",
+        "/messagegroups/g/messages/e",
+    ]
+    assert all("'a'" in line for line in found)
+    assert "payload schemas that may accept the same payload" in found[0]
+
+
+def test_disjoint_payloads_are_not_flagged(tmp_path: Path) -> None:
+    found = flagged(
+        tmp_path,
+        {
+            "on": with_payload(online(True)),
+            "off": with_payload(online(False)),
+            "text": with_payload({"type": "string"}),
+            "list": with_payload({"type": "array"}),
+        },
+    )
+    assert found == []
+
+
+def test_the_first_overlapping_earlier_definition_is_named(tmp_path: Path) -> None:
+    found = flagged(
+        tmp_path,
+        {
+            "on": with_payload(online(True)),
+            "off": with_payload(online(False)),
+            "off2": with_payload(online(False)),
+        },
+    )
+    assert len(found) == 1
+    assert found[0].split("#", 1)[1].startswith("/messagegroups/g/messages/off2:")
+    assert "apart from 'off'" in found[0]
+
+
+def test_other_formats_may_overlap(tmp_path: Path) -> None:
+    avro = {"type": "record", "name": "R", "fields": [{"name": "online", "type": "boolean"}]}
+    both = {"json": with_payload(online(True)), "avro": with_payload(avro, fmt="Avro/1.11.1")}
+    for m in both.values():  # Avro as JSON text: the same content type
+        m["envelopemetadata"]["datacontenttype"] = {"value": "application/json"}
+    found = flagged(tmp_path, both)
+    assert len(found) == 1 and "'avro'" in found[0]

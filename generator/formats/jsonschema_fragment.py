@@ -1,0 +1,205 @@
+"""A member of a JSON Schema document as a payload schema of its own.
+
+A catalog may point into a schema document: ``<schema>#/definitions/X`` (a URI fragment) or
+xrcg's ``<schema>:messages/X`` (a JSON pointer after ``:``). The ``$ref``s inside that member
+are written against the whole document (``#/definitions/Base``, ``#/messages/Base``, ``#``),
+so the member alone does not resolve them. :func:`fragment` builds a document whose root is
+the member and in which every such ``$ref`` resolves:
+
+- the document's ``definitions`` and ``$defs`` stay where they are (references into them are
+  unchanged);
+- every other node that the member refers to, directly or through the nodes it refers to, is
+  copied into the document's definitions container (``$defs`` when the document has one,
+  else ``definitions``) under the last token of its pointer (made unique), and the ``$ref``s
+  to it or into it are rewritten to the copy; the member itself is one of them unless it is
+  already a definition;
+- the root is ``{"$ref": "#/<container>/<name>"}`` with the member's name as ``title``.
+
+A ``$ref`` that does not resolve in the document, or that is not local (another document, an
+anchor), is left as written: the formats report it as they report any unresolved ``$ref``.
+"""
+
+from __future__ import annotations
+
+import urllib.parse
+from typing import Any
+
+__all__ = ["fragment", "node_at", "pointer_tokens", "refs"]
+
+#: keywords whose values are definitions containers (kept at the root of the result)
+_CONTAINERS = ("definitions", "$defs")
+#: keywords whose values are data, never schemas (a ``$ref`` key there is not a reference)
+_DATA = frozenset({"enum", "const", "default", "examples", "example"})
+
+Pointer = tuple[str, ...]
+
+
+def pointer_tokens(pointer: str) -> Pointer:
+    """``a/b~1c`` -> ``("a", "b/c")`` (a JSON pointer without its leading ``/``)."""
+    if not pointer:
+        return ()
+    return tuple(
+        urllib.parse.unquote(t).replace("~1", "/").replace("~0", "~")
+        for t in pointer.split("/")
+    )
+
+
+def _pointer(tokens: Pointer) -> str:
+    return "".join("/" + t.replace("~", "~0").replace("/", "~1") for t in tokens)
+
+
+def node_at(document: Any, tokens: Pointer) -> Any:
+    """The node of ``document`` at ``tokens`` (``None``: there is none)."""
+    node = document
+    for token in tokens:
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return None
+    return node
+
+
+class _Bundle:
+    """The references of one member into its document, and where they point in the result."""
+
+    def __init__(self, document: dict[str, Any]) -> None:
+        self.document = document
+        root_id = document.get("$id", document.get("id"))
+        self.base = root_id.split("#", 1)[0] if isinstance(root_id, str) else ""
+        #: the definitions container that copies go to
+        self.container = "$defs" if isinstance(document.get("$defs"), dict) else "definitions"
+        #: copied node pointer -> its name in the container
+        self.names: dict[Pointer, str] = {}
+
+    def target(self, ref: str) -> Pointer | None:
+        """The pointer a ``$ref`` names in the document (``None``: not a local node)."""
+        if self.base and ref.startswith(self.base):
+            ref = ref[len(self.base) :] or "#"
+        if ref == "#":
+            return ()
+        if not ref.startswith("#/"):
+            return None
+        tokens = pointer_tokens(ref[2:])
+        return tokens if node_at(self.document, tokens) is not None else None
+
+    def kept(self, tokens: Pointer) -> bool:
+        """Whether ``tokens`` is inside a definitions container (kept in place)."""
+        return (
+            len(tokens) >= 2
+            and tokens[0] in _CONTAINERS
+            and isinstance(self.document.get(tokens[0]), dict)
+        )
+
+    def collect(self, start: Pointer) -> None:
+        """Name every node to copy: ``start`` and the nodes that it and the kept definitions
+        refer to, transitively."""
+        todo = [start]
+        for name in _CONTAINERS:
+            defs = self.document.get(name)
+            if isinstance(defs, dict):
+                todo += [(name, key) for key in defs]
+        walked: set[Pointer] = set()
+        wanted: set[Pointer] = set()
+        while todo:
+            tokens = todo.pop()
+            if tokens in walked:
+                continue
+            walked.add(tokens)
+            if not self.kept(tokens):
+                wanted.add(tokens)
+            for ref in refs(node_at(self.document, tokens)):
+                found = self.target(ref)
+                if found is not None:
+                    todo.append(found)
+        self._name(wanted)
+
+    def _name(self, wanted: set[Pointer]) -> None:
+        """Names for the outermost wanted nodes (a node inside another is reached through it)."""
+        # the document root holds everything: copied only when it is referred to itself
+        outer = sorted(
+            t
+            for t in wanted
+            if not any(o and len(o) < len(t) and t[: len(o)] == o for o in wanted)
+        )
+        taken = set(self.document.get(self.container) or {})
+        for tokens in outer:
+            stem = tokens[-1] if tokens else str(self.document.get("title") or "Document")
+            name, n = stem, 1
+            while name in taken:
+                n += 1
+                name = f"{stem}_{n}"
+            taken.add(name)
+            self.names[tokens] = name
+
+    def rewrite(self, ref: str) -> str:
+        """``ref`` as it resolves in the result."""
+        tokens = self.target(ref)
+        if tokens is None or self.kept(tokens):
+            return ref
+        best: Pointer | None = None
+        for copied in self.names:
+            if copied and tokens[: len(copied)] == copied and (best is None or len(copied) > len(best)):
+                best = copied
+        if best is None:
+            best = ()  # only the copied document root holds it
+        rest = tokens[len(best) :]
+        return "#" + _pointer((self.container, self.names[best], *rest))
+
+    def copy(self, node: Any) -> Any:
+        """``node`` with its ``$ref``s rewritten (data keywords copied as they are)."""
+        if isinstance(node, list):
+            return [self.copy(v) for v in node]
+        if not isinstance(node, dict):
+            return node
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if key == "$ref" and isinstance(value, str):
+                out[key] = self.rewrite(value)
+            elif key in _DATA:
+                out[key] = value
+            else:
+                out[key] = self.copy(value)
+        return out
+
+
+def refs(node: Any) -> list[str]:
+    """The ``$ref`` strings in ``node`` (data keywords skipped)."""
+    found: list[str] = []
+    todo = [node]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, list):
+            todo.extend(item)
+        elif isinstance(item, dict):
+            for key, value in item.items():
+                if key == "$ref" and isinstance(value, str):
+                    found.append(value)
+                elif key not in _DATA:
+                    todo.append(value)
+    return found
+
+
+def fragment(document: Any, pointer: str) -> dict[str, Any] | None:
+    """A JSON Schema whose root is the member at ``pointer`` (without ``#/``) of ``document``,
+    with every ``$ref`` of the document that it needs resolving (module docstring); ``None``
+    when ``document`` has no such member."""
+    tokens = pointer_tokens(pointer)
+    if not tokens or not isinstance(document, dict):
+        return None
+    if not isinstance(node_at(document, tokens), (dict, bool)):
+        return None
+    bundle = _Bundle(document)
+    bundle.collect(tokens)
+    out: dict[str, Any] = {k: document[k] for k in ("$schema",) if k in document}
+    for name in _CONTAINERS:
+        defs = document.get(name)
+        if isinstance(defs, dict):
+            out[name] = {k: bundle.copy(v) for k, v in defs.items()}
+    if bundle.names:
+        container = out.setdefault(bundle.container, {})
+        for copied, name in bundle.names.items():
+            container[name] = bundle.copy(node_at(document, copied))
+    out.update({"$ref": bundle.rewrite("#" + _pointer(tokens)), "title": tokens[-1]})
+    return out
