@@ -25,6 +25,7 @@ from ._event import Event
 from ._ids import new_id
 from ._uritemplate import UriTemplate
 from .bindings import Binding, by_protocol
+from .formats import plain_content_type
 
 if TYPE_CHECKING:
     from .otel._observer import Observer
@@ -107,12 +108,16 @@ class Emitter:
         "map_templates",
         "fixed_binding",
         "prefix",
+        "content_type",
     )
 
     def __init__(self, definition: MessageDef) -> None:
         self.definition = definition
         self.cloudevents = definition.envelope is not None
         self.model = definition.model
+        #: the payload's content type of a plain message whose payload is not JSON (its
+        #: events carry it: see ``Event.content_type``)
+        self.content_type = plain_content_type(definition)
         self.constants: dict[str, AttrValue] = {}
         #: (name, template, its text when it has no placeholders: then nothing to expand);
         #: after ``__init__`` only those that follow the last attribute in ``prefix``
@@ -213,7 +218,10 @@ class Emitter:
                 )
         fixed = self.fixed_binding
         event = Event(
-            attributes, payload, fixed if fixed is not None else self.binding(values)
+            attributes,
+            payload,
+            fixed if fixed is not None else self.binding(values),
+            self.content_type,
         )
         if _observer is not None:
             _observer.created(self, event)
