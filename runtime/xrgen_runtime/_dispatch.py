@@ -29,8 +29,9 @@ Every input ends in exactly one handler call or exactly one dead-letter call
 received (or the event for :meth:`DispatcherBase.dispatch_event`). ``reason`` is one of the
 single-line tokens below; ``detail`` is one line of at most ``DETAIL_MAX`` (4,096)
 characters with control characters escaped (``_limits.bounded_detail``), so the default
-callback's log line never carries raw CR/LF whatever the input. Reasons: ``decode-error``,
-``unknown-type``, ``no-match``, ``validation-error``, ``no-handler``, ``handler-error``,
+callback's log line never carries raw CR/LF whatever the input. Reasons:
+``malformed-message`` (a field of the wire message holds a value of the wrong type:
+``bindings._shape``), ``decode-error``, ``unknown-type``, ``no-match``, ``validation-error``, ``no-handler``, ``handler-error``,
 ``async-handler-in-sync-dispatch`` and (for bugs only) ``internal-error``. Nothing raises out
 of ``dispatch``: a failing dead-letter callback is logged. The one exception is a dispatcher
 set to give handler errors back (``handler_errors = "raise"``): a handler that raises then
@@ -69,6 +70,7 @@ from ._outcome import (
     DECODE_ERROR,
     HANDLER_ERROR,
     INTERNAL_ERROR,
+    MALFORMED_MESSAGE,
     NO_HANDLER,
     NO_MATCH,
     UNKNOWN_TYPE,
@@ -81,6 +83,7 @@ from ._outcome import (
 )
 from ._payload import Invalid
 from .bindings import BINDINGS, BindingSpec, WireMessage
+from .bindings._shape import shape_check, wire_problem
 
 if TYPE_CHECKING:
     from .otel._observer import Observer
@@ -113,6 +116,13 @@ _FAMILY_OF_BINDING: dict[type, str] = {
     b.binding_type: b.family for b in BINDINGS.values()
 }
 _decoders: dict[type, Callable[[Any], Event[Any]]] = {}
+#: wire message type -> the fast check of its fields' types (``bindings._shape``)
+_shapes: dict[type, Callable[[Any], bool]] = {}
+
+
+def _shape(wire_type: type) -> Callable[[Any], bool]:
+    check = _shapes[wire_type] = shape_check(wire_type)
+    return check
 
 
 def _decoder(wire_type: type) -> Callable[[Any], Event[Any]]:
@@ -241,22 +251,32 @@ class DispatcherBase:
     # and ``_run_async`` (awaited there).
 
     def _decode(self, message: object) -> tuple[Event[Any], str] | PendingDead:
-        family = _FAMILY_OF_WIRE.get(message.__class__)
+        cls = message.__class__
+        family = _FAMILY_OF_WIRE.get(cls)
+        reason = DECODE_ERROR
         if family is None:
             why = "unsupported-message-type"
             detail = f"unsupported wire message type {type(message).__name__}"
+        elif not (_shapes.get(cls) or _shape(cls))(message):
+            why = reason = MALFORMED_MESSAGE
+            detail = wire_problem(message) or "a field of the wrong type"
         else:
             try:
-                decode = _decoders.get(message.__class__) or _decoder(message.__class__)
+                decode = _decoders.get(cls) or _decoder(cls)
                 return decode(message), family
             except DecodeError as exc:
                 why = exc.reason
                 detail = f"{exc.reason}: {exc.detail}" if exc.detail else exc.reason
             except Exception as exc:  # a codec bug or a missing codec module
                 why, detail = "codec-failure", f"codec failure: {exc!r}"
+            if why in ("invalid-message", "codec-failure"):
+                # the codec failed unexpectedly: on a header or property of the wrong type?
+                problem = wire_problem(message)
+                if problem is not None:
+                    why, reason, detail = MALFORMED_MESSAGE, MALFORMED_MESSAGE, problem
         if _observer is not None:
             _observer.decode_failed(message, why)
-        return PendingDead(message, DECODE_ERROR, detail, None)
+        return PendingDead(message, reason, detail, None)
 
     def _select(
         self, event: Event[Any], family: str | None, origin: object
@@ -304,6 +324,11 @@ class DispatcherBase:
                 return PendingDead(origin, NO_MATCH, detail, only)
             return _explain_failure(event, matched, origin)
         except Exception as exc:  # a bug here must still end in exactly one dead letter
+            problem = (
+                wire_problem(origin) if origin.__class__ in _FAMILY_OF_WIRE else None
+            )
+            if problem is not None:  # matching failed on a value of the wrong type
+                return PendingDead(origin, MALFORMED_MESSAGE, problem, None)
             return _internal_error(origin, exc)
 
     def _run_sync(

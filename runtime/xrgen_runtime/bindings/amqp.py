@@ -181,6 +181,9 @@ def _value(name: str, value: Any) -> AttrValue:
 
 def _decode(message: AmqpMessage) -> Event[Any]:
     props = message.properties
+    for section in (props, message.message_annotations, message.header, message.footer):
+        if section and not all(type(k) is str or isinstance(k, str) for k in section):
+            raise DecodeError("invalid-message", "a section's key is not a string")
     content_type = props.get(CONTENT_TYPE) if props else None
     if content_type is not None and type(content_type) is not str:
         raise DecodeError("invalid-message", "content-type is not a string")
@@ -193,6 +196,8 @@ def _decode(message: AmqpMessage) -> Event[Any]:
     separator = ""
     for key, value in message.application_properties.items():
         if not (type(key) is str and _is_ce(key)):
+            if not isinstance(key, str):
+                raise DecodeError("invalid-message", "a property name is not a string")
             other[key] = value
             continue
         if key[_PREFIX_LEN - 1] != separator:

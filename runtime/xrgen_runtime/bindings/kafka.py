@@ -184,6 +184,9 @@ def _decode(message: KafkaMessage) -> Event[Any]:
         if kind is None:
             kind = _HEADERS.classify(name)
         if kind == OTHER or raw is None:
+            if raw.__class__ is not bytes and raw is not None:
+                if not isinstance(raw, bytes):
+                    raise DecodeError("invalid-message", f"header {name!r}: not bytes")
             other.append((name, raw))
             continue
         try:

@@ -45,6 +45,7 @@ from ._common import (
     binary_payload,
     canonical,
     check_mode,
+    check_pairs,
     content_mode,
     invalid_message,
 )
@@ -190,6 +191,11 @@ def _decode(message: MqttMessage) -> Event[Any]:
         return event
     if mode != BINARY:
         raise DecodeError("unsupported-format", "batch mode is HTTP only")
+    for name, value in props:
+        if type(value) is not str and not isinstance(value, str):
+            raise DecodeError("invalid-message", f"{name}: value is not a string")
+        if len(name) == 1:
+            check_pairs(props)  # a two-character string unpacks like a pair
     if not any(name == "specversion" for name, _ in props):
         return Event({}, payload or None, _binding(message, props, content_type))
     attributes: dict[str, Any] = {}
@@ -198,8 +204,6 @@ def _decode(message: MqttMessage) -> Event[Any]:
         if not _is_attribute(name):
             other.append((name, value))
             continue
-        if type(value) is not str:
-            raise DecodeError("invalid-message", f"{name}: value is not a string")
         if name in attributes:
             raise DecodeError("duplicate-attribute", name)
         attributes[name] = value
