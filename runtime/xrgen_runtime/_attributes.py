@@ -18,7 +18,7 @@ from ._cloudevents import (
     AttrValue,
 )
 from ._errors import DecodeError
-from ._media import is_media_type
+from ._media import _MEDIA_TYPES_OK, is_media_type
 from ._time import format_time, parse_time
 
 __all__ = [
@@ -187,7 +187,11 @@ def check_decoded(attributes: dict[str, AttrValue]) -> dict[str, AttrValue]:
         and get("subject") is None
         and (
             content_type is None
-            or (content_type.__class__ is str and is_media_type(content_type))
+            or (
+                content_type.__class__ is str
+                # ``is_media_type`` without its call for a known media type
+                and (content_type in _MEDIA_TYPES_OK or is_media_type(content_type))
+            )
         )
     ):
         return attributes
