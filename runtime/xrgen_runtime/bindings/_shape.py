@@ -141,29 +141,27 @@ def _rules(message_type: type) -> tuple[tuple[str, _Rule], ...]:
 def shape_check(message_type: type) -> Callable[[Any], bool]:
     """The fast check of ``message_type``'s messages: ``True`` when every field holds a value
     of its declared type (items of headers and mappings not checked). Built once per type:
-    one expression over the fields, with the usual exact types tested first."""
+    one expression over the fields that tests the usual exact class of each value with
+    ``is`` (subclasses, and ints for their range, go to the field's rule)."""
     check = _FAST.get(message_type)
     if check is not None:
         return check
-    namespace: dict[str, Any] = {}
+    namespace: dict[str, Any] = {"lo": _INT_MIN, "hi": _INT_END}
     terms = []
     for i, (name, rule) in enumerate(_rules(message_type)):
         if rule.types is None:
             continue
-        exact = set(rule.types) - {Mapping, int}
-        if rule.kind == "mapping":
-            exact.add(dict)
-        if rule.optional:
-            exact.add(NoneType)
-        namespace[f"e{i}"] = frozenset(exact)
         namespace[f"r{i}"] = rule.fast
-        # the exact types settle the usual value; subclasses (and ints, for their range) go
-        # to the rule
-        ranged = (
-            " or (v.__class__ is int and lo <= v < hi)" if int in rule.types else ""
-        )
-        terms.append(f"((v := m.{name}).__class__ in e{i}{ranged} or r{i}(v))")
-    namespace["lo"], namespace["hi"] = _INT_MIN, _INT_END
+        usual = [
+            dict if t is Mapping else t for t in rule.types if t is not int
+        ]  # ``Mapping``: a dict
+        tests = [f"v.__class__ is {t.__name__}" for t in usual]
+        if int in rule.types:
+            tests.append("(v.__class__ is int and lo <= v < hi)")
+        if rule.optional:
+            tests.insert(0, "v is None")
+        tests[0] = tests[0].replace("v", f"(v := m.{name})", 1)  # the value, read once
+        terms.append(f"({' or '.join(tests)} or r{i}(v))")
     body = " and ".join(terms) or "True"
     exec(
         f"def check(m):\n    return {body}\n", namespace

@@ -171,6 +171,14 @@ def decode(message: MqttMessage) -> Event[Any]:
         raise invalid_message(exc) from None
 
 
+def _check_property(props: _Pairs, name: str, value: object) -> None:
+    """``DecodeError("invalid-message")`` for a user property that is not a pair of strings."""
+    if type(value) is not str and not isinstance(value, str):
+        raise DecodeError("invalid-message", f"{name}: value is not a string")
+    if len(name) == 1:
+        check_pairs(props)  # a two-character string unpacks like a pair
+
+
 def _decode(message: MqttMessage) -> Event[Any]:
     payload = message.payload
     if message.version == "3.1.1":
@@ -191,19 +199,19 @@ def _decode(message: MqttMessage) -> Event[Any]:
         return event
     if mode != BINARY:
         raise DecodeError("unsupported-format", "batch mode is HTTP only")
-    for name, value in props:
-        if type(value) is not str and not isinstance(value, str):
-            raise DecodeError("invalid-message", f"{name}: value is not a string")
-        if len(name) == 1:
-            check_pairs(props)  # a two-character string unpacks like a pair
     if not any(name == "specversion" for name, _ in props):
+        for name, value in props:
+            _check_property(props, name, value)
         return Event({}, payload or None, _binding(message, props, content_type))
     attributes: dict[str, Any] = {}
     other: list[tuple[str, str]] = []
     for name, value in props:
         if not _is_attribute(name):
+            _check_property(props, name, value)
             other.append((name, value))
             continue
+        if type(value) is not str:
+            raise DecodeError("invalid-message", f"{name}: value is not a string")
         if name in attributes:
             raise DecodeError("duplicate-attribute", name)
         attributes[name] = value
