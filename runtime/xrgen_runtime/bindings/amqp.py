@@ -40,6 +40,7 @@ from .._limits import CACHE_KEY_MAX
 from . import jsonformat
 from ._amqp import AmqpBinding, AmqpMessage
 from ._common import (
+    _MODES,
     BINARY,
     CE_JSON,
     STRUCTURED,
@@ -179,15 +180,23 @@ def _value(name: str, value: Any) -> AttrValue:
     )
 
 
+_STR = frozenset({str})
+
+
 def _decode(message: AmqpMessage) -> Event[Any]:
     props = message.properties
     for section in (props, message.message_annotations, message.header, message.footer):
-        if section and not all(type(k) is str or isinstance(k, str) for k in section):
-            raise DecodeError("invalid-message", "a section's key is not a string")
+        # the key types, collected in C; str subclasses (AMQP symbols) checked one by one
+        if section and not _STR.issuperset(map(type, section)):
+            if not all(isinstance(k, str) for k in section):
+                raise DecodeError("invalid-message", "a section's key is not a string")
     content_type = props.get(CONTENT_TYPE) if props else None
     if content_type is not None and type(content_type) is not str:
         raise DecodeError("invalid-message", "content-type is not a string")
-    mode = content_mode(content_type)
+    # ``content_mode`` without the call for an absent or known content type
+    mode = BINARY if content_type is None else _MODES.get(content_type)
+    if mode is None:
+        mode = content_mode(content_type)
     body: Any = message.body
     if type(body) is str:
         body = body.encode()

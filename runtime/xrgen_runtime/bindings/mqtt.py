@@ -39,6 +39,7 @@ from .._event import Event, data_bytes
 from .._limits import CACHE_KEY_MAX
 from . import jsonformat
 from ._common import (
+    _MODES,
     BINARY,
     CE_JSON,
     STRUCTURED,
@@ -188,7 +189,10 @@ def _decode(message: MqttMessage) -> Event[Any]:
         event.binding = _binding(message, (), None)
         return event
     content_type = message.content_type
-    mode = content_mode(content_type)
+    # ``content_mode`` without the call for an absent or known content type
+    mode = BINARY if content_type is None else _MODES.get(content_type)
+    if mode is None:
+        mode = content_mode(content_type)
     props = message.user_properties
     if mode == STRUCTURED:
         obj = jsonformat.parse(payload)
