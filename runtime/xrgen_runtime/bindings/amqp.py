@@ -180,16 +180,21 @@ def _value(name: str, value: Any) -> AttrValue:
     )
 
 
-_STR = frozenset({str})
+def _keys_checked(section: Any) -> Any:
+    """``section``; ``DecodeError("invalid-message")`` when one of its keys is not a string."""
+    for key in section:
+        if key.__class__ is not str and not isinstance(key, str):
+            raise DecodeError("invalid-message", "a section's key is not a string")
+    return section
 
 
 def _decode(message: AmqpMessage) -> Event[Any]:
     props = message.properties
-    for section in (props, message.message_annotations, message.header, message.footer):
-        # the key types, collected in C; str subclasses (AMQP symbols) checked one by one
-        if section and not _STR.issuperset(map(type, section)):
-            if not all(isinstance(k, str) for k in section):
-                raise DecodeError("invalid-message", "a section's key is not a string")
+    # the keys of the sections that are usually empty; ``properties`` is read below
+    if message.message_annotations or message.header or message.footer:
+        _keys_checked(message.message_annotations)
+        _keys_checked(message.header)
+        _keys_checked(message.footer)
     content_type = props.get(CONTENT_TYPE) if props else None
     if content_type is not None and type(content_type) is not str:
         raise DecodeError("invalid-message", "content-type is not a string")
@@ -220,19 +225,25 @@ def _decode(message: AmqpMessage) -> Event[Any]:
             raise DecodeError("duplicate-attribute", name)
         attributes[name] = _value(name, value)
     if mode == STRUCTURED:
-        rest = {k: v for k, v in props.items() if k != CONTENT_TYPE}
+        rest = {k: v for k, v in _keys_checked(props).items() if k != CONTENT_TYPE}
         binding = _binding(message, rest, other)
         return jsonformat.from_parsed(jsonformat.parse(body or b""), binding)
     if mode != BINARY:
         raise DecodeError("unsupported-format", "batch mode is HTTP only")
     if not attributes:
-        binding = _binding(message, dict(props), dict(message.application_properties))
+        binding = _binding(
+            message, dict(_keys_checked(props)), dict(message.application_properties)
+        )
         return Event({}, body, binding)
     if content_type is not None:
         if "datacontenttype" in attributes:
             raise DecodeError("duplicate-attribute", "datacontenttype")
         attributes["datacontenttype"] = content_type
-    rest = {k: v for k, v in props.items() if k != CONTENT_TYPE}
+    rest = {
+        k: v
+        for k, v in props.items()
+        if (k.__class__ is str or _keys_checked((k,))) and k != CONTENT_TYPE
+    }
     return Event(check_decoded(attributes), body, _binding(message, rest, other))
 
 
