@@ -1,14 +1,16 @@
-"""This runtime against another copy of it, in one process: the codec round trip of
+"""This runtime against another version of it, in one process: the codec round trip of
 ``bench_codecs.py`` (Kafka binary, with its floor) and the dispatch of ``bench_dispatch.py``'s
 table 1 (10 types, every binding and mode), the two runtimes interleaved in every round.
 
     python bench/ab_runtimes.py OTHER_RUNTIME_FOLDER [--rounds N]
 
 ``OTHER_RUNTIME_FOLDER`` is an ``xrgen_runtime`` folder (of another checkout, e.g. a worktree
-of main): it is copied into a temporary folder and imported as the package ``xrgen_runtime_b``
-(the runtime imports itself relatively). Prints medians over the rounds; each ratio is the
-median of the ratios measured in the same round, so a slow stretch of a shared machine hits
-both sides of it.
+of main). Both runtimes are copied into a temporary folder and imported as the packages
+``xrgen_runtime_a`` (this checkout's) and ``xrgen_runtime_b`` (the runtime imports itself
+relatively), so that neither is the installed package the benchmark modules have already
+used. Prints medians over the rounds; each ratio is the median of the ratios measured in the
+same round, so a slow stretch of a shared machine hits both sides of it. Comparing this runtime
+with itself (``runtime/xrgen_runtime``) shows what the method cannot tell apart.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_codecs as codecs  # noqa: E402
 import bench_dispatch as dispatch  # noqa: E402
 
+RUNTIME = Path(__file__).resolve().parent.parent / "runtime" / "xrgen_runtime"
 ROUTES = {
     "kafka": {"topic": "synth"}, "amqp": {"address": "synth"}, "mqtt": {"topic": "synth/events"},
     "nats": {"subject": "synth.events"}, "http": {"method": "POST", "path": "/events"},
@@ -72,13 +75,15 @@ def dispatch_cases(package: str, binding: str, mode: str) -> tuple[Callable[[Any
 
 
 def interleaved(cases: list[tuple[Callable[[Any], object], list[Any]]], rounds: int) -> list[list[float]]:
-    """CPU microseconds per item of each case in each round (three passes over the items)."""
+    """CPU microseconds per item of each case in each round (three passes over the items);
+    the cases run in turn, in reverse order every other round (neither side always first)."""
     for fn, items in cases:
         for item in items:
             fn(item)
     out: list[list[float]] = [[] for _ in cases]
-    for _ in range(rounds):
-        for i, (fn, items) in enumerate(cases):
+    order = list(enumerate(cases))
+    for r in range(rounds):
+        for i, (fn, items) in order if r % 2 == 0 else order[::-1]:
             start = time.process_time()
             for _ in range(3):
                 for item in items:
@@ -94,9 +99,10 @@ def main() -> None:
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="xrgen-ab-"))
     try:
+        shutil.copytree(RUNTIME, work / "xrgen_runtime_a")
         shutil.copytree(args.other, work / "xrgen_runtime_b")
         sys.path.insert(0, str(work))
-        a, b = "xrgen_runtime", "xrgen_runtime_b"
+        a, b = "xrgen_runtime_a", "xrgen_runtime_b"
         t = codecs.measure([round_trip(a), round_trip(b), codecs.floor("kafka", "binary")],
                            1000, args.rounds)
         m = [statistics.median(x) for x in t]

@@ -115,23 +115,25 @@ _FAMILY_OF_WIRE: dict[type, str] = {b.message_type: b.family for b in BINDINGS.v
 _FAMILY_OF_BINDING: dict[type, str] = {
     b.binding_type: b.family for b in BINDINGS.values()
 }
-_decoders: dict[type, Callable[[Any], Event[Any]]] = {}
-#: wire message type -> the fast check of its fields' types (``bindings._shape``)
-_shapes: dict[type, Callable[[Any], bool]] = {}
+#: wire message type -> (protocol family, the fast check of its fields' types
+#: (``bindings._shape``), the ``decode`` of its binding's codec), built at first use
+_wires: dict[type, tuple[str, Callable[[Any], bool], Callable[[Any], Event[Any]]]] = {}
 
 
-def _shape(wire_type: type) -> Callable[[Any], bool]:
-    check = _shapes[wire_type] = shape_check(wire_type)
-    return check
-
-
-def _decoder(wire_type: type) -> Callable[[Any], Event[Any]]:
-    """The ``decode`` function of the codec of ``wire_type``'s binding (imported once)."""
-    decode = _decoders.get(wire_type)
-    if decode is None:
-        decode = _BINDING_OF_WIRE[wire_type].codec().decode
-        _decoders[wire_type] = decode
-    return decode
+def _wire(
+    wire_type: type,
+) -> tuple[str, Callable[[Any], bool], Callable[[Any], Event[Any]]] | None:
+    """What ``_decode`` needs for ``wire_type`` (the codec imported once); ``None`` for a
+    type that is no binding's wire message."""
+    binding = _BINDING_OF_WIRE.get(wire_type)
+    if binding is None:
+        return None
+    entry = _wires[wire_type] = (
+        binding.family,
+        shape_check(wire_type),
+        binding.codec().decode,
+    )
+    return entry
 
 
 # --------------------------------------------------------------------------------------------
@@ -252,28 +254,38 @@ class DispatcherBase:
 
     def _decode(self, message: object) -> tuple[Event[Any], str] | PendingDead:
         cls = message.__class__
-        family = _FAMILY_OF_WIRE.get(cls)
-        reason = DECODE_ERROR
-        if family is None:
+        wire = _wires.get(cls) or _wire(cls)
+        if wire is None:
             why = "unsupported-message-type"
             detail = f"unsupported wire message type {type(message).__name__}"
-        elif not (_shapes.get(cls) or _shape(cls))(message):
-            why = reason = MALFORMED_MESSAGE
+            return self._undecodable(message, DECODE_ERROR, why, detail)
+        family, well_formed, decode = wire
+        if not well_formed(message):
             detail = wire_problem(message) or "a field of the wrong type"
-        else:
-            try:
-                decode = _decoders.get(cls) or _decoder(cls)
-                return decode(message), family
-            except DecodeError as exc:
-                why = exc.reason
-                detail = f"{exc.reason}: {exc.detail}" if exc.detail else exc.reason
-            except Exception as exc:  # a codec bug or a missing codec module
-                why, detail = "codec-failure", f"codec failure: {exc!r}"
-            if why in ("invalid-message", "codec-failure"):
-                # the codec failed unexpectedly: on a header or property of the wrong type?
-                problem = wire_problem(message)
-                if problem is not None:
-                    why, reason, detail = MALFORMED_MESSAGE, MALFORMED_MESSAGE, problem
+            return self._undecodable(
+                message, MALFORMED_MESSAGE, MALFORMED_MESSAGE, detail
+            )
+        try:
+            return decode(message), family
+        except DecodeError as exc:
+            why = exc.reason
+            detail = f"{exc.reason}: {exc.detail}" if exc.detail else exc.reason
+        except Exception as exc:  # a codec bug or a missing codec module
+            why, detail = "codec-failure", f"codec failure: {exc!r}"
+        if why in ("invalid-message", "codec-failure"):
+            # the codec failed unexpectedly: on a header or property of the wrong type?
+            problem = wire_problem(message)
+            if problem is not None:
+                return self._undecodable(
+                    message, MALFORMED_MESSAGE, MALFORMED_MESSAGE, problem
+                )
+        return self._undecodable(message, DECODE_ERROR, why, detail)
+
+    @staticmethod
+    def _undecodable(
+        message: object, reason: str, why: str, detail: str
+    ) -> PendingDead:
+        """The dead letter of a message that does not decode (``why``: the codec's reason)."""
         if _observer is not None:
             _observer.decode_failed(message, why)
         return PendingDead(message, reason, detail, None)
