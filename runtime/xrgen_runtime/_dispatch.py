@@ -31,7 +31,8 @@ single-line tokens below; ``detail`` is one line of at most ``DETAIL_MAX`` (4,09
 characters with control characters escaped (``_limits.bounded_detail``), so the default
 callback's log line never carries raw CR/LF whatever the input. Reasons:
 ``malformed-message`` (a field of the wire message holds a value of the wrong type:
-``bindings._shape``), ``decode-error``, ``unknown-type``, ``no-match``, ``validation-error``, ``no-handler``, ``handler-error``,
+``bindings._shape``), ``decode-error``, ``unknown-type``, ``no-match``,
+``validation-error``, ``no-handler``, ``handler-error``,
 ``async-handler-in-sync-dispatch`` and (for bugs only) ``internal-error``. Nothing raises out
 of ``dispatch``: a failing dead-letter callback is logged. The one exception is a dispatcher
 set to give handler errors back (``handler_errors = "raise"``): a handler that raises then
