@@ -38,8 +38,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .._attributes import check_decoded, check_event, to_canonical
-from .._cloudevents import SPECVERSION, AttrValue
+from .._attributes import check_decoded, check_event, has_required, to_canonical
+from .._cloudevents import AttrValue
 from .._errors import DecodeError
 from .._event import Event, data_bytes
 from .._time import format_time
@@ -149,19 +149,9 @@ def encode(
         out: list[tuple[str, bytes | None]] = [(CONTENT_TYPE, _CT_JSON)]
         out += _extra(headers)
         return new_kafka_message(topic, key, document, tuple(out), partition)
-    get = attributes.get
-    ident, source, etype = get("id"), get("source"), get("type")
-    # ``check_event`` for the usual event in one expression (it raises for the others)
-    if not (
-        get("specversion") == SPECVERSION
-        and ident.__class__ is str
-        and ident
-        and source.__class__ is str
-        and source
-        and etype.__class__ is str
-        and etype
-    ):
+    if not has_required(attributes):  # ``check_event``'s usual case without its call
         check_event(attributes)
+    get = attributes.get
     data = event.data
     value: bytes | None
     content_type = get("datacontenttype")
