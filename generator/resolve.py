@@ -18,6 +18,9 @@ Rules (DESIGN.md section 3, message_spec.md):
   ``datacontenttype`` inferred from the schema format; ``dataschema`` inferred from an
   absolute schema URI; a ``dataschema`` that is not absolute is made absolute from the
   registry URL (catalogs read from http(s)) or left out (XRG144).
+- plain protocol messages (no envelope): ``datacontenttype`` inferred from a schema format
+  other than JSON Schema (Avro binary, Protobuf, XML travel in their format; JSON needs no
+  content type).
 - group and endpoint defaults: see ``apply_endpoints`` and docs/catalogs.md.
 """
 
@@ -440,7 +443,10 @@ class _Resolver:
     def implied(self, rm: ResolvedMessage) -> None:
         data = rm.data
         envelope = data.get("envelope")
-        if envelope is None or not is_cloudevents(envelope):
+        if envelope is None:
+            _plain_content_type(rm)
+            return
+        if not is_cloudevents(envelope):
             return
         data["envelope"] = CLOUDEVENTS
         meta = data.get("envelopemetadata")
@@ -562,6 +568,20 @@ class _Resolver:
             rm.data["protocoloptions"] = protocols.with_defaults(
                 proto, own if isinstance(own, dict) else {}, defaults
             )
+
+
+def _plain_content_type(rm: ResolvedMessage) -> None:
+    """A plain message without ``datacontenttype`` whose schema format is not JSON Schema
+    gets the format's content type: its payload travels in that format (Avro binary,
+    Protobuf, XML), as a CloudEvent's would."""
+    data = rm.data
+    if rm.schema is None or isinstance(data.get("datacontenttype"), str):
+        return
+    if rm.schema.family == formats.jsonschema.NAME:
+        return
+    ct = formats.content_type(rm.schema.family)
+    if ct:
+        data["datacontenttype"] = ct
 
 
 def _rebinds(base: dict[str, Any], child: dict[str, Any]) -> bool:

@@ -12,6 +12,7 @@ CATALOGS = Path(__file__).resolve().parents[1] / "catalogs"
 AVRO_CATALOG = CATALOGS / "avro" / "catalog.json"
 PROTOBUF_CATALOG = CATALOGS / "protobuf" / "catalog.json"
 XML_CATALOG = CATALOGS / "xml" / "catalog.json"
+WIND_CATALOG = CATALOGS / "windgenerator" / "catalog.json"
 
 #: com.example.shop.OrderPlaced (Avro: nested records, unions, enums, arrays, maps, logical types)
 ORDER = {
@@ -51,6 +52,46 @@ REPORT = {
     "note": "hi",
     "codes": [-1, 2, -300],
     "latest": {"t": {"sensor": "t", "value": 9.0, "quality": 1}},
+}
+
+#: catalogs/windgenerator (plain Avro messages): message id -> (payload, placeholder values)
+WIND_MESSAGES: dict[str, tuple[dict[str, Any], dict[str, str]]] = {
+    "WindGenerator.Telemetry": (
+        {
+            "turbineId": "wt-07",
+            "measuredAt": "2024-05-01T10:00:00.123Z",
+            "windSpeed": 11.25,
+            "rotorRpm": 14.5,
+            "powerKw": 2_350,
+            "state": "RUNNING",
+            "alarm": None,
+            "bladePitch": [1.5, 1.5, 1.75],
+        },
+        {"turbineid": "wt-07"},
+    ),
+    "WindGenerator.StatusChanged": (
+        {"turbineId": "wt-07", "from": "RUNNING", "to": "FAULT", "changedAt": "2024-05-01T10:00:01Z"},
+        {"farmid": "north", "turbineid": "wt-07"},
+    ),
+    "WindGenerator.MaintenanceScheduled": (
+        {
+            "turbineId": "wt-07",
+            "window": {"start": "2024-05-02T06:00:00Z", "hours": 6},
+            "crew": {"lead": "Ann", "tech": "Bo"},
+        },
+        {},
+    ),
+    "WindGenerator.YawAdjusted": ({"turbineId": "wt-07", "degrees": -12.5}, {"turbineid": "wt-07"}),
+    "WindGenerator.PowerCurveReported": (
+        {"turbineId": "wt-07", "points": [{"windSpeed": 3.5, "powerKw": 40}, {"windSpeed": 12.0, "powerKw": 3000}]},
+        {"turbineid": "wt-07"},
+    ),
+    "WindGenerator.Curtailed": ({"farmId": "north", "limitKw": 50_000, "reason": "grid congestion"}, {}),
+    "WindGenerator.AlertRaised": (
+        {"turbineId": "wt-07", "code": 4711, "severity": "CRITICAL", "snapshot": "AAEC/w=="},
+        {},
+    ),
+    "WindGenerator.Heartbeat": ({"turbineId": "wt-07", "uptimeSeconds": 86_400}, {}),
 }
 
 

@@ -18,7 +18,7 @@ from ._cloudevents import (
     AttrValue,
 )
 from ._errors import DecodeError
-from ._media import is_media_type
+from ._media import _MEDIA_TYPES_OK, is_media_type
 from ._time import format_time, parse_time
 
 __all__ = [
@@ -111,12 +111,31 @@ def coerce_attribute(name: str, value: AttrValue, kind: str) -> AttrValue:
     raise DecodeError("invalid-attribute", f"{name}: expected {kind}")
 
 
+def has_required(attributes: Mapping[str, AttrValue]) -> bool:
+    """Whether ``attributes`` hold the required attributes as the usual event does: one
+    expression, ``False`` for anything else (the caller's detailed checks then say what).
+    """
+    get = attributes.get
+    ident, source, etype = get("id"), get("source"), get("type")
+    return bool(
+        get("specversion") == SPECVERSION
+        and ident.__class__ is str
+        and ident
+        and source.__class__ is str
+        and source
+        and etype.__class__ is str
+        and etype
+    )
+
+
 def check_event(attributes: Mapping[str, AttrValue]) -> None:
     """``ValueError`` unless ``attributes`` hold the required attributes of a CloudEvent.
 
     Encoders call this for every non-plain event: ``specversion`` must be ``"1.0"`` and
     ``id``, ``source``, ``type`` must be non-empty strings.
     """
+    if has_required(attributes):
+        return
     if attributes.get("specversion") != SPECVERSION:
         raise ValueError(
             f"event specversion must be '1.0', got {attributes.get('specversion')!r}"
@@ -155,17 +174,7 @@ def check_decoded(attributes: dict[str, AttrValue]) -> dict[str, AttrValue]:
     optional core attributes, when present, must be non-empty strings. Raises ``DecodeError``.
     """
     get = attributes.get
-    ident, source, etype = get("id"), get("source"), get("type")
-    # the common case in one expression; anything else gets the detailed checks
-    if not (
-        get("specversion") == SPECVERSION
-        and ident.__class__ is str
-        and ident
-        and source.__class__ is str
-        and source
-        and etype.__class__ is str
-        and etype
-    ):
+    if not has_required(attributes):
         _check_required(attributes)
     time = get("time")
     if isinstance(time, str):
@@ -187,7 +196,11 @@ def check_decoded(attributes: dict[str, AttrValue]) -> dict[str, AttrValue]:
         and get("subject") is None
         and (
             content_type is None
-            or (content_type.__class__ is str and is_media_type(content_type))
+            or (
+                content_type.__class__ is str
+                # ``is_media_type`` without its call for a known media type
+                and (content_type in _MEDIA_TYPES_OK or is_media_type(content_type))
+            )
         )
     ):
         return attributes

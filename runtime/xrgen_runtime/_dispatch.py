@@ -29,8 +29,10 @@ Every input ends in exactly one handler call or exactly one dead-letter call
 received (or the event for :meth:`DispatcherBase.dispatch_event`). ``reason`` is one of the
 single-line tokens below; ``detail`` is one line of at most ``DETAIL_MAX`` (4,096)
 characters with control characters escaped (``_limits.bounded_detail``), so the default
-callback's log line never carries raw CR/LF whatever the input. Reasons: ``decode-error``,
-``unknown-type``, ``no-match``, ``validation-error``, ``no-handler``, ``handler-error``,
+callback's log line never carries raw CR/LF whatever the input. Reasons:
+``malformed-message`` (a field of the wire message holds a value of the wrong type:
+``bindings._shape``), ``decode-error``, ``unknown-type``, ``no-match``,
+``validation-error``, ``no-handler``, ``handler-error``,
 ``async-handler-in-sync-dispatch`` and (for bugs only) ``internal-error``. Nothing raises out
 of ``dispatch``: a failing dead-letter callback is logged. The one exception is a dispatcher
 set to give handler errors back (``handler_errors = "raise"``): a handler that raises then
@@ -69,6 +71,7 @@ from ._outcome import (
     DECODE_ERROR,
     HANDLER_ERROR,
     INTERNAL_ERROR,
+    MALFORMED_MESSAGE,
     NO_HANDLER,
     NO_MATCH,
     UNKNOWN_TYPE,
@@ -81,6 +84,7 @@ from ._outcome import (
 )
 from ._payload import Invalid
 from .bindings import BINDINGS, BindingSpec, WireMessage
+from .bindings._shape import shape_check, wire_problem
 
 if TYPE_CHECKING:
     from .otel._observer import Observer
@@ -112,16 +116,25 @@ _FAMILY_OF_WIRE: dict[type, str] = {b.message_type: b.family for b in BINDINGS.v
 _FAMILY_OF_BINDING: dict[type, str] = {
     b.binding_type: b.family for b in BINDINGS.values()
 }
-_decoders: dict[type, Callable[[Any], Event[Any]]] = {}
+#: wire message type -> (protocol family, the fast check of its fields' types
+#: (``bindings._shape``), the ``decode`` of its binding's codec), built at first use
+_wires: dict[type, tuple[str, Callable[[Any], bool], Callable[[Any], Event[Any]]]] = {}
 
 
-def _decoder(wire_type: type) -> Callable[[Any], Event[Any]]:
-    """The ``decode`` function of the codec of ``wire_type``'s binding (imported once)."""
-    decode = _decoders.get(wire_type)
-    if decode is None:
-        decode = _BINDING_OF_WIRE[wire_type].codec().decode
-        _decoders[wire_type] = decode
-    return decode
+def _wire(
+    wire_type: type,
+) -> tuple[str, Callable[[Any], bool], Callable[[Any], Event[Any]]] | None:
+    """What ``_decode`` needs for ``wire_type`` (the codec imported once); ``None`` for a
+    type that is no binding's wire message."""
+    binding = _BINDING_OF_WIRE.get(wire_type)
+    if binding is None:
+        return None
+    entry = _wires[wire_type] = (
+        binding.family,
+        shape_check(wire_type),
+        binding.codec().decode,
+    )
+    return entry
 
 
 # --------------------------------------------------------------------------------------------
@@ -241,22 +254,42 @@ class DispatcherBase:
     # and ``_run_async`` (awaited there).
 
     def _decode(self, message: object) -> tuple[Event[Any], str] | PendingDead:
-        family = _FAMILY_OF_WIRE.get(message.__class__)
-        if family is None:
+        cls = message.__class__
+        wire = _wires.get(cls) or _wire(cls)
+        if wire is None:
             why = "unsupported-message-type"
             detail = f"unsupported wire message type {type(message).__name__}"
-        else:
-            try:
-                decode = _decoders.get(message.__class__) or _decoder(message.__class__)
-                return decode(message), family
-            except DecodeError as exc:
-                why = exc.reason
-                detail = f"{exc.reason}: {exc.detail}" if exc.detail else exc.reason
-            except Exception as exc:  # a codec bug or a missing codec module
-                why, detail = "codec-failure", f"codec failure: {exc!r}"
+            return self._undecodable(message, DECODE_ERROR, why, detail)
+        family, well_formed, decode = wire
+        if not well_formed(message):
+            detail = wire_problem(message) or "a field of the wrong type"
+            return self._undecodable(
+                message, MALFORMED_MESSAGE, MALFORMED_MESSAGE, detail
+            )
+        try:
+            return decode(message), family
+        except DecodeError as exc:
+            why = exc.reason
+            detail = f"{exc.reason}: {exc.detail}" if exc.detail else exc.reason
+        except Exception as exc:  # a codec bug or a missing codec module
+            why, detail = "codec-failure", f"codec failure: {exc!r}"
+        if why in ("invalid-message", "codec-failure"):
+            # the codec failed unexpectedly: on a header or property of the wrong type?
+            problem = wire_problem(message)
+            if problem is not None:
+                return self._undecodable(
+                    message, MALFORMED_MESSAGE, MALFORMED_MESSAGE, problem
+                )
+        return self._undecodable(message, DECODE_ERROR, why, detail)
+
+    @staticmethod
+    def _undecodable(
+        message: object, reason: str, why: str, detail: str
+    ) -> PendingDead:
+        """The dead letter of a message that does not decode (``why``: the codec's reason)."""
         if _observer is not None:
             _observer.decode_failed(message, why)
-        return PendingDead(message, DECODE_ERROR, detail, None)
+        return PendingDead(message, reason, detail, None)
 
     def _select(
         self, event: Event[Any], family: str | None, origin: object
@@ -304,6 +337,11 @@ class DispatcherBase:
                 return PendingDead(origin, NO_MATCH, detail, only)
             return _explain_failure(event, matched, origin)
         except Exception as exc:  # a bug here must still end in exactly one dead letter
+            problem = (
+                wire_problem(origin) if origin.__class__ in _FAMILY_OF_WIRE else None
+            )
+            if problem is not None:  # matching failed on a value of the wrong type
+                return PendingDead(origin, MALFORMED_MESSAGE, problem, None)
             return _internal_error(origin, exc)
 
     def _run_sync(

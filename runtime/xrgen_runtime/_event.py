@@ -25,20 +25,25 @@ class Event(Generic[T]):
     (see ``AttrValue``). ``data`` is the payload: a pydantic model instance for produced or
     validated events; after ``decode`` it is ``bytes`` (binary mode, ``data_base64``) or the JSON
     value of a structured event's ``data`` member; ``None`` means no data. ``binding`` is the
-    protocol metadata (topic, key, qos, headers, ...).
+    protocol metadata (topic, key, qos, headers, ...). ``content_type`` is the content type
+    of a plain message's payload (a CloudEvent carries its own in ``attributes``): set on the
+    events that producers and dispatchers build from a definition whose payload travels in a
+    format other than JSON (Avro binary, Protobuf, XML), ``None`` otherwise.
     """
 
-    __slots__ = ("attributes", "data", "binding")
+    __slots__ = ("attributes", "data", "binding", "content_type")
 
     def __init__(
         self,
         attributes: dict[str, AttrValue],
         data: T,
         binding: Binding | None = None,
+        content_type: str | None = None,
     ) -> None:
         self.attributes = attributes
         self.data = data
         self.binding = binding
+        self.content_type = content_type
 
     @property
     def type(self) -> str | None:
@@ -57,8 +62,9 @@ class Event(Generic[T]):
 
     @property
     def datacontenttype(self) -> str | None:
+        """The ``datacontenttype`` attribute, or a plain message's ``content_type``."""
         v = self.attributes.get("datacontenttype")
-        return v if isinstance(v, str) else None
+        return v if isinstance(v, str) else self.content_type
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Event):
@@ -67,25 +73,35 @@ class Event(Generic[T]):
             self.attributes == other.attributes
             and self.data == other.data
             and self.binding == other.binding
+            and self.content_type == other.content_type
         )
 
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return f"Event(attributes={self.attributes!r}, data={self.data!r}, binding={self.binding!r})"
+        plain = (
+            "" if self.content_type is None else f", content_type={self.content_type!r}"
+        )
+        return (
+            f"Event(attributes={self.attributes!r}, data={self.data!r}, "
+            f"binding={self.binding!r}{plain})"
+        )
 
 
 def data_bytes(event: Event[Any]) -> bytes | None:
     """The payload of ``event`` as bytes, or ``None`` when it has no data.
 
-    pydantic models serialize in the format of the event's ``datacontenttype`` (see
-    ``xrgen_runtime.formats``): JSON with wire names and without fields the caller never set
-    when it is JSON or absent, else the model's registered codec (Avro, Protobuf, XML);
+    pydantic models serialize in the format of the event's ``datacontenttype`` (the
+    attribute, or a plain message's ``content_type``; see ``xrgen_runtime.formats``): JSON
+    with wire names and without fields the caller never set when it is JSON or absent, else
+    the model's registered codec (Avro, Protobuf, XML);
     ``bytes`` pass through; ``str`` is UTF-8 encoded; other values are JSON.
     """
     data = event.data
     if isinstance(data, BaseModel):
         ct = event.attributes.get("datacontenttype")
+        if ct is None:
+            ct = event.content_type
         if ct is not None and ct != "application/json":
             encoded = encode_payload(data, ct if isinstance(ct, str) else None, event)
             if encoded is not None:

@@ -16,6 +16,7 @@ __all__ = [
     "DECODE_ERROR",
     "HANDLER_ERROR",
     "INTERNAL_ERROR",
+    "MALFORMED_MESSAGE",
     "NO_HANDLER",
     "NO_MATCH",
     "UNKNOWN_TYPE",
@@ -32,6 +33,9 @@ Handler = Callable[[Event[Any], dict[str, str]], object]
 #: The dead-letter callback: ``dead_letter(original, reason, detail)``.
 DeadLetter = Callable[[object, str, str], object]
 
+#: a field of the wire message holds a value of the wrong type (``object()`` as a Kafka
+#: value, an ``int`` as an MQTT payload, headers that are not name/value pairs, ...)
+MALFORMED_MESSAGE = "malformed-message"
 DECODE_ERROR = "decode-error"
 UNKNOWN_TYPE = "unknown-type"
 NO_MATCH = "no-match"
@@ -42,6 +46,7 @@ ASYNC_IN_SYNC = "async-handler-in-sync-dispatch"
 INTERNAL_ERROR = "internal-error"
 #: Every reason a dead-letter callback can receive.
 DEAD_LETTER_REASONS = (
+    MALFORMED_MESSAGE,
     DECODE_ERROR,
     UNKNOWN_TYPE,
     NO_MATCH,

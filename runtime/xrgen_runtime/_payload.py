@@ -15,7 +15,7 @@ from ._cloudevents import KIND_TYPES
 from ._definitions import MessageDef
 from ._event import Event
 from ._media import is_json_content_type
-from .formats import decode_payload, wire_format
+from .formats import decode_payload, plain_content_type, wire_format
 
 __all__ = ["Invalid", "PayloadReader"]
 
@@ -28,11 +28,14 @@ class PayloadReader:
     """Reads the handler's ``data`` and builds the handler's event for one definition (the
     base of ``_match.CompiledDef``)."""
 
-    __slots__ = ("id", "model", "validator", "typed")
+    __slots__ = ("id", "model", "validator", "typed", "plain_type")
 
     def __init__(self, defn: MessageDef) -> None:
         self.id = defn.id
         self.model = defn.model
+        #: a plain definition's payload content type when it is not JSON (its wire messages
+        #: carry no ``datacontenttype``): the format the payload is read in
+        self.plain_type = plain_content_type(defn)
         self.validator: Any = None
         if defn.model is not None:
             if not defn.model.__pydantic_complete__:
@@ -53,7 +56,7 @@ class PayloadReader:
                 value = attrs.get(name)
                 if isinstance(value, str):
                     attrs[name] = coerce_attribute(name, value, kind)
-        return Event(attrs, data, event.binding)
+        return Event(attrs, data, event.binding, self.plain_type)
 
     def payload(self, event: Event[Any]) -> object:
         """The handler's ``data``: a validated model instance, or bytes for opaque payloads."""
@@ -66,6 +69,8 @@ class PayloadReader:
                 return data.encode("utf-8")
             return to_json(data)
         ct = event.attributes.get("datacontenttype")
+        if ct is None:
+            ct = self.plain_type
         # the usual content type needs no parsing
         if (
             ct != "application/json"

@@ -22,9 +22,10 @@ from pydantic import BaseModel
 from ._cloudevents import AttrValue
 from ._definitions import MessageDef
 from ._event import Event
-from ._ids import new_id
+from ._ids import _ID_POOL, new_id
 from ._uritemplate import UriTemplate
 from .bindings import Binding, by_protocol
+from .formats import plain_content_type
 
 if TYPE_CHECKING:
     from .otel._observer import Observer
@@ -37,6 +38,7 @@ _observer: Observer | None = None
 
 _UTC = timezone.utc
 _now = datetime.now
+_pop_id = _ID_POOL.pop
 
 #: how an option value becomes the value of a ``*Binding`` field, by the field's type:
 #: ``int``, ``bool``, ``bytes`` (UTF-8 text), name/value pairs with ``bytes`` or ``str``
@@ -107,12 +109,18 @@ class Emitter:
         "map_templates",
         "fixed_binding",
         "prefix",
+        "content_type",
+        "simple",
+        "validate",
     )
 
     def __init__(self, definition: MessageDef) -> None:
         self.definition = definition
         self.cloudevents = definition.envelope is not None
         self.model = definition.model
+        #: the payload's content type of a plain message whose payload is not JSON (its
+        #: events carry it: see ``Event.content_type``)
+        self.content_type = plain_content_type(definition)
         self.constants: dict[str, AttrValue] = {}
         #: (name, template, its text when it has no placeholders: then nothing to expand);
         #: after ``__init__`` only those that follow the last attribute in ``prefix``
@@ -137,6 +145,14 @@ class Emitter:
             self.prefix[name] = text
             static += 1
         del self.templates[:static]  # the rest, still expanded per call
+        #: ``emit`` without extensions starts from a copy of ``prefix`` (no templates left)
+        self.simple = self.cloudevents and not self.templates
+        #: ``model_validate`` of the definition's model without its Python-level wrapper
+        self.validate: Any = (
+            self.model.__pydantic_validator__.validate_python
+            if self.model is not None
+            else None
+        )
         binding = by_protocol(definition.protocol)
         self.binding_cls = binding.binding_type if binding is not None else None
         self.field_kinds = _field_kinds(self.binding_cls)
@@ -190,30 +206,39 @@ class Emitter:
         time: datetime | None,
         extensions: Mapping[str, AttrValue | None],
     ) -> Event[M]:
-        if self.templates or extensions or not self.cloudevents:
-            attributes = self.attributes(values, id, time, extensions)
-        else:
+        if self.simple and not extensions:
             # ``self.attributes(...)`` for the usual definition: constants and constant
             # templates (``prefix``), then ``id`` and ``time``
             attributes = dict(self.prefix)
-            attributes["id"] = id if id is not None else new_id()
+            if id is None:
+                try:  # ``new_id()`` without its call
+                    id = _pop_id()
+                except IndexError:
+                    id = new_id()
+            attributes["id"] = id
             attributes["time"] = time if time is not None else _now(_UTC)
+        else:
+            attributes = self.attributes(values, id, time, extensions)
         payload: Any = data
         # the definition's own model first: no subclass checks for it
-        if model is self.model or (
-            isinstance(model, type) and issubclass(model, BaseModel)
-        ):
+        if model is self.model:
+            if data.__class__ is dict:
+                payload = self.validate(data)
+            elif not isinstance(data, model):
+                payload = self.validate(data)
+        elif isinstance(model, type) and issubclass(model, BaseModel):
             cls = data.__class__
             # a plain ``dict`` is never an instance of a model (pydantic's metaclass admits no
             # virtual subclasses), so the usual call skips the ``isinstance`` (~0.1 us)
             if cls is not model and (cls is dict or not isinstance(data, model)):
                 # ``model.model_validate(data)`` without its Python-level wrapper
-                payload = model.__pydantic_validator__.validate_python(  # type: ignore[attr-defined]
-                    data
-                )
+                payload = model.__pydantic_validator__.validate_python(data)
         fixed = self.fixed_binding
         event = Event(
-            attributes, payload, fixed if fixed is not None else self.binding(values)
+            attributes,
+            payload,
+            fixed if fixed is not None else self.binding(values),
+            self.content_type,
         )
         if _observer is not None:
             _observer.created(self, event)

@@ -108,7 +108,8 @@ def test_dispatch() -> None:
     for b in SPECS:
         assert dispatch._FAMILY_OF_WIRE[b.message_type] == b.family
         assert dispatch._FAMILY_OF_BINDING[b.binding_type] == b.family
-        assert dispatch._decoder(b.message_type) is b.codec().decode
+        wire = dispatch._wire(b.message_type)
+        assert wire is not None and wire[0] == b.family and wire[2] is b.codec().decode
         assert match._BY_FAMILY[b.family] is b
     assert len(dispatch._FAMILY_OF_WIRE) == len(dispatch._FAMILY_OF_BINDING) == len(SPECS)
 

@@ -305,11 +305,13 @@ def collect(
         kind = cache.get(name)
         if kind is None:
             kind = names.classify(name)
+        if type(value) is not str and not isinstance(value, str):
+            raise DecodeError("invalid-message", f"{name}: value is not a string")
         if not kind:
+            if len(name) == 1:
+                check_pairs(pairs)  # a two-character string unpacks like a pair
             other.append((name, value))
             continue
-        if type(value) is not str:
-            raise DecodeError("invalid-message", f"{name}: value is not a string")
         if kind == CONTENT:
             if content_type is not None:
                 raise DecodeError("duplicate-attribute", "content type")
@@ -321,6 +323,14 @@ def collect(
             raise DecodeError("duplicate-attribute", kind)
         attributes[kind] = value
     return attributes, content_type, other
+
+
+def check_pairs(pairs: Iterable[Any]) -> None:
+    """``DecodeError("invalid-message")`` unless every item of ``pairs`` is a (name, value)
+    tuple or list."""
+    for pair in pairs:
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise DecodeError("invalid-message", "an item is not a (name, value) pair")
 
 
 def foreign(

@@ -15,6 +15,7 @@ from .._event import Event
 from ..formats import wire_format
 from . import Binding, jsonformat
 from ._common import (
+    _MODES,
     BINARY,
     CE_JSON,
     STRUCTURED,
@@ -89,7 +90,10 @@ class PropertyMap(Generic[M]):
         attributes, content_type, other = collect(
             properties.items(), self.entries, False
         )
-        mode = content_mode(content_type)
+        # ``content_mode`` without the call for an absent or known content type
+        mode = BINARY if content_type is None else _MODES.get(content_type)
+        if mode is None:
+            mode = content_mode(content_type)
         made = self.binding(message, dict(other))
         if mode == STRUCTURED:
             return jsonformat.from_parsed(jsonformat.parse(payload), made)

@@ -40,6 +40,7 @@ from .._limits import CACHE_KEY_MAX
 from . import jsonformat
 from ._amqp import AmqpBinding, AmqpMessage
 from ._common import (
+    _MODES,
     BINARY,
     CE_JSON,
     STRUCTURED,
@@ -179,12 +180,28 @@ def _value(name: str, value: Any) -> AttrValue:
     )
 
 
+def _keys_checked(section: Any) -> Any:
+    """``section``; ``DecodeError("invalid-message")`` when one of its keys is not a string."""
+    for key in section:
+        if key.__class__ is not str and not isinstance(key, str):
+            raise DecodeError("invalid-message", "a section's key is not a string")
+    return section
+
+
 def _decode(message: AmqpMessage) -> Event[Any]:
     props = message.properties
+    # the keys of the sections that are usually empty; ``properties`` is read below
+    if message.message_annotations or message.header or message.footer:
+        _keys_checked(message.message_annotations)
+        _keys_checked(message.header)
+        _keys_checked(message.footer)
     content_type = props.get(CONTENT_TYPE) if props else None
     if content_type is not None and type(content_type) is not str:
         raise DecodeError("invalid-message", "content-type is not a string")
-    mode = content_mode(content_type)
+    # ``content_mode`` without the call for an absent or known content type
+    mode = BINARY if content_type is None else _MODES.get(content_type)
+    if mode is None:
+        mode = content_mode(content_type)
     body: Any = message.body
     if type(body) is str:
         body = body.encode()
@@ -193,6 +210,8 @@ def _decode(message: AmqpMessage) -> Event[Any]:
     separator = ""
     for key, value in message.application_properties.items():
         if not (type(key) is str and _is_ce(key)):
+            if not isinstance(key, str):
+                raise DecodeError("invalid-message", "a property name is not a string")
             other[key] = value
             continue
         if key[_PREFIX_LEN - 1] != separator:
@@ -206,19 +225,25 @@ def _decode(message: AmqpMessage) -> Event[Any]:
             raise DecodeError("duplicate-attribute", name)
         attributes[name] = _value(name, value)
     if mode == STRUCTURED:
-        rest = {k: v for k, v in props.items() if k != CONTENT_TYPE}
+        rest = {k: v for k, v in _keys_checked(props).items() if k != CONTENT_TYPE}
         binding = _binding(message, rest, other)
         return jsonformat.from_parsed(jsonformat.parse(body or b""), binding)
     if mode != BINARY:
         raise DecodeError("unsupported-format", "batch mode is HTTP only")
     if not attributes:
-        binding = _binding(message, dict(props), dict(message.application_properties))
+        binding = _binding(
+            message, dict(_keys_checked(props)), dict(message.application_properties)
+        )
         return Event({}, body, binding)
     if content_type is not None:
         if "datacontenttype" in attributes:
             raise DecodeError("duplicate-attribute", "datacontenttype")
         attributes["datacontenttype"] = content_type
-    rest = {k: v for k, v in props.items() if k != CONTENT_TYPE}
+    rest = {
+        k: v
+        for k, v in props.items()
+        if (k.__class__ is str or _keys_checked((k,))) and k != CONTENT_TYPE
+    }
     return Event(check_decoded(attributes), body, _binding(message, rest, other))
 
 

@@ -36,7 +36,9 @@ from .._errors import DecodeError
 from .._event import Event, data_bytes
 from . import jsonformat
 from ._common import (
+    _MODES,
     BATCH,
+    BINARY,
     CE_JSON_BATCH,
     CONTENT,
     STRUCTURED,
@@ -179,7 +181,10 @@ def decode(message: HttpMessage) -> Event[Any]:
     """Decode an HTTP message (mode from ``Content-Type``); raises ``DecodeError``."""
     try:
         attributes, content_type, other = collect(message.headers, _HEADERS, True)
-        mode = content_mode(content_type)
+        # ``content_mode`` without the call for an absent or known content type
+        mode = BINARY if content_type is None else _MODES.get(content_type)
+        if mode is None:
+            mode = content_mode(content_type)
         if mode == STRUCTURED:
             obj = jsonformat.parse(message.body)
             return jsonformat.from_parsed(obj, _binding(message, other))

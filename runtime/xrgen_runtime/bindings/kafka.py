@@ -33,18 +33,23 @@ or ``ce_`` header among them is dropped: the event defines those).
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
-from .._attributes import check_decoded, check_event, to_canonical
+from pydantic import BaseModel
+
+from .._attributes import check_decoded, check_event, has_required, to_canonical
 from .._cloudevents import AttrValue
 from .._errors import DecodeError
 from .._event import Event, data_bytes
+from .._time import format_time
 from . import jsonformat
 from ._common import (
+    _MODES,
+    APPLICATION_JSON,
     BINARY,
     CE_JSON,
     CONTENT,
-    OTHER,
     STRUCTURED,
     HeaderNames,
     WireNames,
@@ -54,7 +59,6 @@ from ._common import (
     check_mode,
     content_mode,
     invalid_message,
-    put,
 )
 from ._kafka import KafkaBinding, KafkaMessage
 
@@ -121,7 +125,7 @@ def encode(
     ``key`` wins over ``key_mapper``, which wins over ``KafkaBinding.key``. ``ValueError`` for
     a bad mode, a missing topic, or an event without the required attributes.
     """
-    binary = check_mode(mode)
+    binary = True if mode == BINARY else check_mode(mode)
     b = event.binding if type(event.binding) is KafkaBinding else None
     if b is not None:
         topic = topic or b.topic
@@ -145,14 +149,32 @@ def encode(
         out: list[tuple[str, bytes | None]] = [(CONTENT_TYPE, _CT_JSON)]
         out += _extra(headers)
         return new_kafka_message(topic, key, document, tuple(out), partition)
-    check_event(attributes)
-    value, content_type = binary_payload(event)
+    if not has_required(attributes):  # ``check_event``'s usual case without its call
+        check_event(attributes)
+    get = attributes.get
+    data = event.data
+    value: bytes | None
+    content_type = get("datacontenttype")
+    if (content_type is None or content_type == APPLICATION_JSON) and isinstance(
+        data, BaseModel
+    ):
+        # ``binary_payload`` for a JSON model payload: its JSON, ``application/json``
+        value = data.__pydantic_serializer__.to_json(
+            data, by_alias=True, exclude_unset=True
+        )
+        content_type = APPLICATION_JSON
+    else:
+        value, content_type = binary_payload(event)
     names = _NAMES.out
-    # ``canonical`` inlined: most values are already canonical strings
+    # ``canonical`` inlined: most values are already canonical strings, ``time`` a datetime
     out = [
         (
             (names.get(n) or _NAMES.add(n)),
-            (v if v.__class__ is str else to_canonical(v)).encode(),
+            (
+                v
+                if v.__class__ is str
+                else format_time(v) if v.__class__ is datetime else to_canonical(v)
+            ).encode(),
         )
         for n, v in attributes.items()
         if n != "datacontenttype"
@@ -183,7 +205,10 @@ def _decode(message: KafkaMessage) -> Event[Any]:
         kind = cache.get(name)
         if kind is None:
             kind = _HEADERS.classify(name)
-        if kind == OTHER or raw is None:
+        if not kind or raw is None:  # ``OTHER``
+            if raw.__class__ is not bytes and raw is not None:
+                if not isinstance(raw, bytes):
+                    raise DecodeError("invalid-message", f"header {name!r}: not bytes")
             other.append((name, raw))
             continue
         try:
@@ -200,9 +225,12 @@ def _decode(message: KafkaMessage) -> Event[Any]:
             raise DecodeError("duplicate-attribute", kind)
         else:
             attributes[kind] = text
-    mode = content_mode(content_type)
+    # ``content_mode`` without the call for an absent or known content type
+    mode = BINARY if content_type is None else _MODES.get(content_type)
+    if mode is None:
+        mode = content_mode(content_type)
     binding = new_kafka_binding(
-        message.topic, message.key, message.partition, tuple(other)
+        message.topic, message.key, message.partition, tuple(other) if other else ()
     )
     if mode == STRUCTURED:
         if message.value is None:
@@ -215,5 +243,7 @@ def _decode(message: KafkaMessage) -> Event[Any]:
         plain = KafkaBinding(message.topic, message.key, message.partition, headers)
         return Event({}, message.value, plain)
     if content_type is not None:
-        put(attributes, "datacontenttype", content_type)
+        if "datacontenttype" in attributes:  # ``put``, inlined
+            raise DecodeError("duplicate-attribute", "datacontenttype")
+        attributes["datacontenttype"] = content_type
     return Event(check_decoded(attributes), message.value, binding)

@@ -39,12 +39,14 @@ from .._event import Event, data_bytes
 from .._limits import CACHE_KEY_MAX
 from . import jsonformat
 from ._common import (
+    _MODES,
     BINARY,
     CE_JSON,
     STRUCTURED,
     binary_payload,
     canonical,
     check_mode,
+    check_pairs,
     content_mode,
     invalid_message,
 )
@@ -170,6 +172,14 @@ def decode(message: MqttMessage) -> Event[Any]:
         raise invalid_message(exc) from None
 
 
+def _check_property(props: _Pairs, name: str, value: object) -> None:
+    """``DecodeError("invalid-message")`` for a user property that is not a pair of strings."""
+    if type(value) is not str and not isinstance(value, str):
+        raise DecodeError("invalid-message", f"{name}: value is not a string")
+    if len(name) == 1:
+        check_pairs(props)  # a two-character string unpacks like a pair
+
+
 def _decode(message: MqttMessage) -> Event[Any]:
     payload = message.payload
     if message.version == "3.1.1":
@@ -179,7 +189,10 @@ def _decode(message: MqttMessage) -> Event[Any]:
         event.binding = _binding(message, (), None)
         return event
     content_type = message.content_type
-    mode = content_mode(content_type)
+    # ``content_mode`` without the call for an absent or known content type
+    mode = BINARY if content_type is None else _MODES.get(content_type)
+    if mode is None:
+        mode = content_mode(content_type)
     props = message.user_properties
     if mode == STRUCTURED:
         obj = jsonformat.parse(payload)
@@ -191,11 +204,14 @@ def _decode(message: MqttMessage) -> Event[Any]:
     if mode != BINARY:
         raise DecodeError("unsupported-format", "batch mode is HTTP only")
     if not any(name == "specversion" for name, _ in props):
+        for name, value in props:
+            _check_property(props, name, value)
         return Event({}, payload or None, _binding(message, props, content_type))
     attributes: dict[str, Any] = {}
     other: list[tuple[str, str]] = []
     for name, value in props:
         if not _is_attribute(name):
+            _check_property(props, name, value)
             other.append((name, value))
             continue
         if type(value) is not str:

@@ -31,6 +31,7 @@ from .._errors import DecodeError
 from .._event import Event, data_bytes
 from . import jsonformat
 from ._common import (
+    _MODES,
     BINARY,
     CE_JSON,
     STRUCTURED,
@@ -102,7 +103,10 @@ def decode(message: NatsMessage) -> Event[Any]:
     """Decode a NATS message (mode from ``Content-Type``); raises ``DecodeError``."""
     try:
         attributes, content_type, other = collect(message.headers, _HEADERS, True)
-        mode = content_mode(content_type)
+        # ``content_mode`` without the call for an absent or known content type
+        mode = BINARY if content_type is None else _MODES.get(content_type)
+        if mode is None:
+            mode = content_mode(content_type)
         binding = NatsBinding(message.subject, message.reply, tuple(other))
         if mode == STRUCTURED:
             return jsonformat.from_parsed(jsonformat.parse(message.payload), binding)

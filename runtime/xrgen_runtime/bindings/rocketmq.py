@@ -40,7 +40,11 @@ _new_message: Callable[..., RocketMqMessage] = builder(RocketMqMessage)
 
 
 def _binding(message: RocketMqMessage, properties: dict[str, str]) -> RocketMqBinding:
-    return _new_binding(message.topic, message.tag, tuple(message.keys), properties)
+    keys = tuple(message.keys)
+    for key in keys:
+        if type(key) is not str and not isinstance(key, str):
+            raise DecodeError("invalid-message", "a key is not a string")
+    return _new_binding(message.topic, message.tag, keys, properties)
 
 
 _MAP = PropertyMap(

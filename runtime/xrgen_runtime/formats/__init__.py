@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Protocol, TypeVar
 from pydantic import AfterValidator, BaseModel, Field
 
 if TYPE_CHECKING:
+    from .._definitions import MessageDef
     from .._event import Event
 
 __all__ = [
@@ -47,6 +48,7 @@ __all__ = [
     "check_oneofs",
     "encode_payload",
     "oneof_schema",
+    "plain_content_type",
     "register",
     "wire_format",
 ]
@@ -161,6 +163,18 @@ def wire_format(content_type: str | None) -> str | None:
     if len(_FORMATS) < 1024:
         _FORMATS[content_type] = result
     return result
+
+
+def plain_content_type(definition: MessageDef) -> str | None:
+    """The content type of the payload of ``definition``'s messages when they are plain
+    protocol messages (no envelope) with a payload model in a format other than JSON: their
+    wire carries no ``datacontenttype``, so producers and dispatchers take it from the
+    definition (``Event.content_type``). ``None`` for CloudEvents, JSON and opaque payloads.
+    """
+    ct = definition.datacontenttype
+    if definition.envelope or definition.model is None or ct is None:
+        return None
+    return ct if wire_format(ct) != "json" else None
 
 
 def register(model: type[BaseModel], codec: PayloadCodec) -> None:
