@@ -9,8 +9,11 @@ once to parquet under ``--dir`` so that generation is not measured. Three data s
 row of type 0 ("one type"), rows spread over 20 types ("20 types"), and the one-type rows as
 structured-mode events (``application/cloudevents+json``).
 
-Measured (each forces full evaluation with ``df.write.format("noop")``; wall time median of
-``--repeat`` rounds with the case order rotated each round, and the driver JVM's CPU time):
+Measured (each forces full evaluation with ``df.write.format("noop")``; median of
+``--repeat`` rounds with the case order rotated each round: wall time, the driver JVM's CPU
+time, and the executor CPU time of the plan's tasks from Spark's stage metrics, which load
+from other processes on the 2-core machine disturbs least; ``--only-modes`` runs just the
+four one-type cases of the two content modes):
 
 - ``native 1 type``: a hand-written decode with the decoder's obligations for these rows:
   the CloudEvents headers to columns (all eight core attributes, ``traceparent`` and
@@ -374,21 +377,49 @@ def _jvm_cpu_seconds(spark: Any) -> Callable[[], float]:
     return read
 
 
+def _task_cpu_seconds(spark: Any) -> Callable[[], float]:
+    """A clock of the executor CPU time of the tasks of every finished stage (Spark's stage
+    metrics, ``executorCpuTime``): the work of the plan itself, without the driver's planning,
+    the JIT compiler and the garbage collector, so the figure least disturbed by load.
+    """
+    sc = spark.sparkContext
+    store = sc._jsc.sc().statusStore()
+    no_quantiles = sc._gateway.new_array(sc._gateway.jvm.double, 0)
+    seen: dict[tuple[int, int], float] = {}
+
+    bus = sc._jsc.sc().listenerBus()
+
+    def read() -> float:
+        # the status store learns of finished stages from the listener bus
+        bus.waitUntilEmpty()
+        stages = store.stageList(None, False, False, no_quantiles, None).iterator()
+        while stages.hasNext():
+            s = stages.next()
+            key = (s.stageId(), s.attemptId())
+            if key not in seen and s.status().toString() in ("COMPLETE", "FAILED"):
+                seen[key] = s.executorCpuTime() / 1e9
+        return sum(seen.values())
+
+    return read
+
+
 def timed_rounds(
     spark: Any,
     cases: list[tuple[str, Callable[[], None]]],
     repeat: int,
     once: tuple[str, ...] = (),
-) -> tuple[dict[str, float], dict[str, float]]:
-    """(median wall seconds, median JVM CPU seconds) per case: one warm-up each, then
-    ``repeat`` rounds with the case order rotated every round (each case inherits the
-    garbage of the one before it), so that load from other processes hits every case alike.
-    Cases named in ``once`` run in the first round only."""
+) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:
+    """(median wall seconds, median JVM CPU seconds, median task CPU seconds) per case: one
+    warm-up each, then ``repeat`` rounds with the case order rotated every round (each case
+    inherits the garbage of the one before it), so that load from other processes hits every
+    case alike. Cases named in ``once`` run in the first round only."""
     import statistics
 
     jvm_cpu = _jvm_cpu_seconds(spark)
+    task_cpu = _task_cpu_seconds(spark)
     wall: dict[str, list[float]] = {name: [] for name, _ in cases}
     cpu: dict[str, list[float]] = {name: [] for name, _ in cases}
+    tasks: dict[str, list[float]] = {name: [] for name, _ in cases}
     for name, fn in cases:
         if name not in once:
             fn()  # warm-up (JIT, file listing)
@@ -397,14 +428,17 @@ def timed_rounds(
         for name, fn in cases[k:] + cases[:k]:
             if name in once and wall[name]:
                 continue
+            tasks_start = task_cpu()
             cpu_start = jvm_cpu()
             start = time.perf_counter()
             fn()
             wall[name].append(time.perf_counter() - start)
             cpu[name].append(jvm_cpu() - cpu_start)
+            tasks[name].append(task_cpu() - tasks_start)
     return (
         {n: statistics.median(v) for n, v in wall.items()},
         {n: statistics.median(v) for n, v in cpu.items()},
+        {n: statistics.median(v) for n, v in tasks.items()},
     )
 
 
@@ -601,7 +635,7 @@ def payload_formats(spark: Any, rt: Any, rows: int, repeat: int, root: str) -> N
             )
             frame = outputs[f"com.example.{fmt}"]
             cases.append((f"{fmt} {mode}", lambda frame=frame: noop(frame)))
-    best, _cpu = timed_rounds(spark, cases, repeat)
+    best, _cpu, _tasks = timed_rounds(spark, cases, repeat)
     n = spark.read.parquet(paths["json"]).count()
     print(f"{'payload format case':34} {'rows':>10} {'seconds':>8} {'rows/s':>12}")
     for name, _fn in cases:
@@ -691,6 +725,82 @@ def catalog_scale(
     return route_s, outputs_s, floor_s, len(outputs), what
 
 
+def breakdown(
+    spark: Any,
+    sp: Any,
+    decoder: Any,
+    frames: dict[str, Any],
+    schema: Any,
+    mixed: Any,
+    decoder20: Any,
+    repeat: int,
+) -> None:
+    """Where the decoder's time goes: the task CPU of each prefix of the routing stages
+    (``route`` applied up to stage k, every column written) beside the hand-written decode,
+    per content mode; and the cost of the 20-type pass's outputs beside Spark's floor for as
+    many jobs (one-column ``where`` outputs of a cached frame of the same rows)."""
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
+    def noop(df: Any) -> None:
+        df.write.format("noop").mode("overwrite").save()
+
+    for mode, frame in frames.items():
+        stages = decoder._route_stages(tuple(frame.columns))
+
+        def prefix(k: int, frame: Any = frame, stages: Any = stages) -> Any:
+            for stage in stages[:k]:
+                frame = frame if stage is None else sp._apply(frame, stage)
+            return frame
+
+        native = native_structured if mode == "structured" else native_one_type
+        cases: list[tuple[str, Callable[[], None]]] = [
+            ("hand-written decode", lambda f=frame, n=native: noop(n(f, schema))),
+            ("input scan", lambda f=frame: noop(f)),
+            *(
+                (f"routing stages 1-{k}", lambda k=k: noop(prefix(k)))
+                for k in range(1, len(stages) + 1)
+            ),
+            (
+                "typed output",
+                lambda f=frame: noop(decoder.decode(f)[0]["com.example.Type0"]),
+            ),
+        ]
+        _wall, _cpu, tasks = timed_rounds(spark, cases, repeat)
+        print(f"{mode} mode, task cpu s (median of {repeat})")
+        for name, _fn in cases:
+            print(f"  {name:32} {tasks[name]:6.2f}")
+    ids = [f"com.example.Type{i}" for i in range(N_TYPES)]
+    times: dict[str, list[float]] = {"outputs": [], "floor": []}
+    for _ in range(repeat + 1):
+        routed = decoder20._cacheable(decoder20.route(mixed))
+        routed = routed.persist(StorageLevel.MEMORY_AND_DISK)
+        outputs, _dead = decoder20.split(routed)
+        decoder20._present(routed)
+        start = time.perf_counter()
+        for mid in ids:
+            noop(outputs[mid])
+        times["outputs"].append(time.perf_counter() - start)
+        routed.unpersist()
+        key = (F.col("offset") % N_TYPES).alias("k")
+        trivial = mixed.select("offset", key).sortWithinPartitions("k")
+        trivial = trivial.persist(StorageLevel.MEMORY_AND_DISK)
+        trivial.count()
+        start = time.perf_counter()
+        for k in range(N_TYPES):
+            noop(trivial.where(F.col("k") == k))
+        times["floor"].append(time.perf_counter() - start)
+        trivial.unpersist()
+    import statistics
+
+    out, floor = (statistics.median(times[k][1:]) for k in ("outputs", "floor"))
+    print(
+        f"20 types: writing the {N_TYPES} outputs of the cached routed frame {out:.2f} s;"
+        f" {N_TYPES} one-column outputs of a cached frame of the same rows {floor:.2f} s"
+        f" (median of {repeat}, after one warm-up)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=500_000)
@@ -699,6 +809,16 @@ def main() -> None:
     parser.add_argument("--format-rows", type=int, default=200_000)
     parser.add_argument(
         "--only-formats", action="store_true", help="run only the payload-format cases"
+    )
+    parser.add_argument(
+        "--only-modes",
+        action="store_true",
+        help="run only the native and generic one-type cases of both content modes",
+    )
+    parser.add_argument(
+        "--breakdown",
+        action="store_true",
+        help="also print the task CPU of each routing stage and the 20-type outputs' floor",
     )
     parser.add_argument(
         "--dir", default=os.path.join(tempfile.gettempdir(), "xrgen-bench-spark")
@@ -747,17 +867,17 @@ def main() -> None:
     dec1 = sp.SparkDecoder(defs1, schemas1, "kafka")
     dec20 = sp.SparkDecoder(defs20, schemas20, "kafka")
     dec_large = sp.SparkDecoder(*definitions(rt, LARGE_CATALOG), "kafka")
-    route_s, outputs_s, floor_s, n_outputs, what = catalog_scale(
-        spark, args.dir, args.synth
-    )
+    if not args.only_modes:
+        scale = catalog_scale(spark, args.dir, args.synth)
     counts: dict[str, int] = {}
 
     def count_writer(mid: str | None, frame: Any, _batch: int) -> None:
         counts[str(mid)] = frame.count()
 
-    dec20.foreach_batch(count_writer)(mixed, 0)
-    # no dead letters: foreach_batch writes no dead-letter frame
-    assert sum(counts.values()) == args.rows and "None" not in counts, counts
+    if not args.only_modes:
+        dec20.foreach_batch(count_writer)(mixed, 0)
+        # no dead letters: foreach_batch writes no dead-letter frame
+        assert sum(counts.values()) == args.rows and "None" not in counts, counts
     for frame, native in ((one, native_one_type), (structured, native_structured)):
         counts.clear()
         dec1.foreach_batch(count_writer)(frame, 0)
@@ -802,35 +922,52 @@ def main() -> None:
             lambda: noop(udf_one_type(udf_input, schema)),
         ),
     ]
+    if args.only_modes:
+        cases = [c for c in cases if c[0].endswith(("1 type", "1 type, structured"))]
+        cases = [c for c in cases if not c[0].startswith("python")]
     # the UDF case runs once (it is ~40x slower)
-    wall, cpu = timed_rounds(
+    wall, cpu, tasks = timed_rounds(
         spark,
         [(name, fn) for name, _rows, fn in cases],
         args.repeat,
         once=("python UDF 1 type",),
     )
     results: dict[str, float] = {}
-    print(f"{'case':34} {'rows':>10} {'seconds':>8} {'rows/s':>12} {'JVM cpu s':>10}")
+    print(
+        f"{'case':34} {'rows':>10} {'seconds':>8} {'rows/s':>12} {'JVM cpu s':>10}"
+        f" {'task cpu s':>10}"
+    )
     for name, rows, _fn in cases:
         results[name] = rows / wall[name]
         print(
             f"{name:34} {rows:>10,} {wall[name]:>8.2f} {results[name]:>12,.0f}"
-            f" {cpu[name]:>10.2f}"
+            f" {cpu[name]:>10.2f} {tasks[name]:>10.2f}"
         )
+    print("(median of the rounds; JVM cpu: the driver JVM's CPU time; task cpu: the")
     print(
-        "(median of the rounds; JVM cpu: the driver JVM's CPU time, less sensitive to"
+        " executor CPU time of the plan's tasks, Spark's stage metrics, the figure least"
     )
-    print(" scheduling noise on a shared 2-core machine than the wall time)")
+    print(" disturbed by other load on a shared 2-core machine)")
     print()
     for mode, native, generic, target in (
         ("binary", "native 1 type", "generic 1 type", 0.95),
         ("structured", "native 1 type, structured", "generic 1 type, structured", 0.90),
     ):
         ratio = results[generic] / results[native]
+        by_tasks = tasks[native] / tasks[generic]
         print(
             f"{mode + ': generic / native':34} {ratio:6.2f}x   (target >= {target}x:"
-            f" {verdict(ratio, target, True)}; JVM CPU {cpu[native] / cpu[generic]:.2f}x)"
+            f" {verdict(ratio, target, True)}; task CPU {by_tasks:.2f}x:"
+            f" {verdict(by_tasks, target, True)}; JVM CPU"
+            f" {cpu[native] / cpu[generic]:.2f}x)"
         )
+    if args.breakdown:
+        print()
+        frames = {"binary": one, "structured": structured}
+        breakdown(spark, sp, dec1, frames, schema, mixed, dec20, args.repeat)
+    if args.only_modes:
+        spark.stop()
+        return
     udf = results["generic 1 type"] / results["python UDF 1 type"]
     print(
         f"{'generic / python UDF (per row)':34} {udf:6.1f}x   (target >= 15x:"
@@ -846,6 +983,7 @@ def main() -> None:
     print(
         f"{'1,100 defs / 20 defs, 20 present':34} {large_t / all_t:6.2f}x   (no target)"
     )
+    route_s, outputs_s, floor_s, n_outputs, what = scale
     total = route_s + outputs_s
     print(
         f"{'catalog scale: decoder + plans':34} {total:6.1f} s  (target <= 10 s:"

@@ -263,19 +263,18 @@ class SparkDecoder(_Ties):
            the envelope valid JSON? see :meth:`_env_ok`);
         5. payload errors and the final error ``_xr_e`` (generated code).
 
-        A typed envelope is one parse for a structured row where text ``data`` needs two:
-        1M structured Kafka rows went from 0.64x to 0.80x (and 0.77x to 0.90x in a second
-        run) of a hand-written pipeline (JVM CPU, same run). Parsing binary payloads in
-        stage 2 as well (matched before it) was tried: stages 3 to 5 then form one generated
-        method over the JVM's 8,000-byte limit for compiling it, and with a stage boundary
-        put back the gain was within the noise.
+        A typed envelope is one parse for a structured row where text ``data`` needs two.
+        Binary payloads are parsed in step 4, not beside the envelope in step 2 (where the
+        match of a binary row could be known): steps 3 to 5 would then form one generated
+        method over the JVM's 8,000-byte limit for compiling it. Step 1 is a stage of its
+        own: merged into the envelope projection it would save binary rows one row copy but
+        evaluate the envelope's wrapped text row by row without code generation, with no
+        net gain in either content mode (``bench_spark.py --only-modes``).
 
         ``spark_partition_id()`` (never negative) is nondeterministic: the columns ``_xr_g``
         and ``_xr_b``, referenced by each later stage, keep Spark's optimizer from merging a
         ``from_json`` projection with its neighbours, and the guard of the final error keeps
-        the output filters above the last stage (see the comment there). On 1M
-        Kafka rows this layout took the generic decoder from 0.69x to about 0.8x of a
-        hand-written pipeline that validates nothing (``bench/bench_spark.py``).
+        the output filters above the last stage (see the comment there).
 
         The column expressions are built once per input column list and reused (see
         :meth:`_memo`), which every streaming micro-batch would otherwise build again.
