@@ -82,6 +82,65 @@ def test_streaming_file_source_with_foreach_batch(
     assert calls == [("com.acme.Reading", 1, 8)]
 
 
+def test_foreach_batch_keeps_rows_in_a_checkpoint_or_the_cache(
+    spark: Any, spark_rt: Any, catalog: Any
+) -> None:
+    """``foreach_batch`` keeps the routed rows in a local checkpoint (the outputs scan
+    them), or in the columnar cache with ``keep="cache"`` and where a DataFrame has no JVM
+    side (Spark Connect raises ``AttributeError`` for ``_jdf``): the same outputs either
+    way, and nothing left persisted after the batch."""
+    kafka = catalog.kafka
+    src = "/plants/p9/sensors/s9"
+    msgs = [
+        kafka.encode(catalog.event("com.acme.Reading", READING, src, seq=i, id=f"c{i}"))
+        for i in range(3)
+    ]
+    bad = type(msgs[0])("readings", None, b"{oops", (("ce_specversion", b"1.0"),), 0)
+    rows = [catalog.row(m, i) for i, m in enumerate([*msgs, bad])]
+    frame = spark.createDataFrame(rows, spark_rt.LANDING_SCHEMAS["kafka"])
+
+    class NoJvm:
+        def __init__(self, df: Any) -> None:
+            self.df = df
+
+        def __getattr__(self, name: str) -> Any:
+            if name == "_jdf":
+                raise AttributeError(name)
+            return getattr(self.df, name)
+
+    decoder = spark_rt.SparkDecoder(catalog.defs, catalog.schemas, "kafka")
+    cacheable = decoder._cacheable
+    decoder._cacheable = lambda routed: NoJvm(cacheable(routed))
+    plans: list[str] = []
+    written: dict[str, list[Any]] = {}
+
+    def write(message_id: str | None, out: Any, batch_id: int) -> None:
+        plans.append(out._jdf.queryExecution().executedPlan().toString())
+        written[str(message_id)] = out.collect()
+
+    decoder.foreach_batch(write)(frame, 3)
+    assert sorted(r["id"] for r in written["com.acme.Reading"]) == ["c0", "c1", "c2"]
+    assert [r["reason"] for r in written["None"]] == ["decode-error"]
+    assert len(plans) == 2 and all("InMemoryTableScan" in p for p in plans)
+    assert len(spark.sparkContext._jsc.getPersistentRDDs()) == 0
+    # with a JVM side: the outputs scan the checkpointed rows, not a cache of the plan
+    decoder._cacheable = cacheable
+    plans.clear()
+    decoder.foreach_batch(write)(frame, 4)
+    assert sorted(r["id"] for r in written["com.acme.Reading"]) == ["c0", "c1", "c2"]
+    assert len(plans) == 2 and not any("InMemoryTableScan" in p for p in plans)
+    assert all("ExistingRDD" in p for p in plans), plans
+    assert len(spark.sparkContext._jsc.getPersistentRDDs()) == 0
+    # keep="cache" asks for the persisted frame (lost blocks recomputed from lineage)
+    plans.clear()
+    decoder.foreach_batch(write, keep="cache")(frame, 5)
+    assert sorted(r["id"] for r in written["com.acme.Reading"]) == ["c0", "c1", "c2"]
+    assert len(plans) == 2 and all("InMemoryTableScan" in p for p in plans)
+    assert len(spark.sparkContext._jsc.getPersistentRDDs()) == 0
+    with pytest.raises(ValueError, match="keep must be"):
+        decoder.foreach_batch(write, keep="disk")
+
+
 def test_streaming_decode_without_foreach_batch(
     spark: Any, spark_rt: Any, catalog: Any, tmp_path: Any
 ) -> None:
