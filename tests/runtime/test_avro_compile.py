@@ -5,8 +5,9 @@ corrupt input raises ValueError."""
 from __future__ import annotations
 
 import io
+import json
 import random
-from datetime import date, datetime, time, timezone
+from datetime import date, datetime, time, timedelta, timezone
 from decimal import Decimal
 from typing import Any
 from uuid import UUID
@@ -155,8 +156,114 @@ def test_spark_mode_gives_the_values_of_sparks_avro_mapping() -> None:
     got = decode(out.getvalue())
     assert got["id"] == str(UUID(int=1)) and got["at"] == 5
     assert got["either"] == {"member1": "x"} and got["wide"] == 3
-    import json
-
     assert json.loads(got["next"]) == {**leaf, "id": str(UUID(int=1))}
     # the default mode keeps the model values
     assert compile_codec(parsed)[1](out.getvalue())["id"] == UUID(int=1)
+
+
+TIMES = {
+    "type": "record",
+    "name": "Times",
+    "fields": [
+        {"name": "ms", "type": {"type": "long", "logicalType": "timestamp-millis"}},
+        {"name": "us", "type": {"type": "long", "logicalType": "timestamp-micros"}},
+        {
+            "name": "lms",
+            "type": {"type": "long", "logicalType": "local-timestamp-millis"},
+        },
+        {
+            "name": "lus",
+            "type": {"type": "long", "logicalType": "local-timestamp-micros"},
+        },
+        {"name": "day", "type": {"type": "int", "logicalType": "date"}},
+    ],
+}
+
+
+def _times(ms: int, us: int, day: int) -> bytes:
+    out = io.BytesIO()
+    parsed = fastavro.parse_schema(
+        {
+            **TIMES,
+            "fields": [
+                {"name": f["name"], "type": f["type"]["type"]} for f in TIMES["fields"]
+            ],
+        }
+    )
+    fastavro.schemaless_writer(
+        out, parsed, {"ms": ms, "us": us, "lms": ms, "lus": us, "day": day}
+    )
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("ms", "us", "day"),
+    [
+        (1714557600123, 1714557600123456, 19846),
+        (0, 0, 0),
+        (-1, -1, -1),
+        # the ends of what datetime and date hold
+        (-62135596800000, -62135596800000000, -719162),
+        (253402300799999, 253402300799999999, 2932896),
+    ],
+)
+def test_spark_mode_gives_times_as_arrows_numbers(ms: int, us: int, day: int) -> None:
+    """Spark mode: timestamps as microseconds and dates as days since the epoch (what
+    Arrow stores for Spark's timestamp, timestamp_ntz and date), the same instants as the
+    default mode's ``datetime`` and ``date`` values."""
+    parsed = fastavro.parse_schema(TIMES)
+    data = _times(ms, us, day)
+    got = compile_codec(parsed, spark=True)[1](data)
+    model = compile_codec(parsed)[1](data)
+    epoch = datetime(1970, 1, 1, tzinfo=timezone.utc)
+    micro = timedelta(microseconds=1)
+    assert got == {"ms": ms * 1000, "us": us, "lms": ms * 1000, "lus": us, "day": day}
+    assert (model["ms"] - epoch) // micro == got["ms"]
+    assert (model["us"] - epoch) // micro == got["us"]
+    assert (model["lms"] - epoch.replace(tzinfo=None)) // micro == got["lms"]
+    assert (model["day"] - date(1970, 1, 1)).days == got["day"]
+
+
+@pytest.mark.parametrize(
+    ("ms", "us", "day"),
+    [
+        (253402300800000, 0, 0),
+        (0, 253402300800000000, 0),
+        (-62135596800001, 0, 0),
+        (0, 0, 2932897),
+        (0, 0, -719163),
+    ],
+)
+def test_spark_mode_times_out_of_range_fail_as_in_the_default_mode(
+    ms: int, us: int, day: int
+) -> None:
+    parsed = fastavro.parse_schema(TIMES)
+    data = _times(ms, us, day)
+    errors = []
+    for spark in (False, True):
+        with pytest.raises(ValueError) as info:
+            compile_codec(parsed, spark=spark)[1](data)
+        errors.append(str(info.value))
+    assert errors[0] == errors[1]
+
+
+def test_spark_mode_keeps_datetimes_in_a_recursive_references_json() -> None:
+    """A recursive reference becomes JSON text in Spark mode: its times stay ISO 8601 text
+    there, so the whole codec keeps ``datetime`` values."""
+    schema = {
+        "type": "record",
+        "name": "Step",
+        "fields": [
+            {"name": "at", "type": {"type": "long", "logicalType": "timestamp-millis"}},
+            {"name": "next", "type": ["null", "Step"]},
+        ],
+    }
+    parsed = fastavro.parse_schema(schema)
+    at = datetime(2024, 5, 1, 10, 0, tzinfo=timezone.utc)
+    out = io.BytesIO()
+    fastavro.schemaless_writer(
+        out, parsed, {"at": at, "next": {"at": at, "next": None}}
+    )
+    got = compile_codec(parsed, spark=True)[1](out.getvalue())
+    assert got["at"] == at
+    assert json.loads(got["next"])["at"].startswith("2024-05-01")

@@ -36,6 +36,19 @@ _EPOCH_NAIVE = datetime(1970, 1, 1)
 _EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
 _MS = timedelta(milliseconds=1)
 _US = timedelta(microseconds=1)
+#: the Avro timestamps (of the unit) and dates that ``datetime`` / ``date`` can hold: the
+#: numbers of the Arrow times (spark mode) are the same values, others fail as they would
+_TIME_RANGE = {
+    unit: (
+        (datetime.min.replace(tzinfo=timezone.utc) - _EPOCH) // unit,
+        (datetime.max.replace(tzinfo=timezone.utc) - _EPOCH) // unit,
+    )
+    for unit in (_MS, _US)
+}
+_DAY_RANGE = (
+    date.min.toordinal() - _EPOCH_ORDINAL,
+    date.max.toordinal() - _EPOCH_ORDINAL,
+)
 _F = struct.Struct("<f")
 _D = struct.Struct("<d")
 _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
@@ -214,9 +227,13 @@ _PRIMITIVES = frozenset(
 
 
 class _Compiler:
-    def __init__(self, spark: bool = False) -> None:
+    def __init__(self, spark: bool = False, arrow_times: bool = False) -> None:
         #: decode into the values of Spark's Avro mapping (see ``compile_codec``)
         self.spark = spark
+        #: timestamps and dates as Arrow's numbers (microseconds, days since the epoch)
+        self.arrow_times = arrow_times
+        #: whether a recursive reference was decoded to its JSON text
+        self.json_text = False
         #: records whose decoder is being generated (a reference to one is recursive)
         self.open: set[str] = set()
         self.named: dict[str, dict[str, Any]] = {}
@@ -513,22 +530,32 @@ class _Compiler:
                 out.append(f"{ind}{raw}, pos = _rfixed(b, pos, {int(s['size'])})")
             out.append(f"{ind}{v} = _decimal({raw}, {int(s.get('scale', 0))})")
             return
-        if logical in ("timestamp-millis", "timestamp-micros") and kind == "long":
-            unit = "_MS" if logical.endswith("millis") else "_US"
+        timestamps = ("timestamp-millis", "timestamp-micros")
+        local = ("local-timestamp-millis", "local-timestamp-micros")
+        if logical in timestamps + local and kind == "long":
+            millis = logical.endswith("millis")
+            unit = "_MS" if millis else "_US"
+            epoch = "_EPOCH" if logical in timestamps else "_EPOCH_NAIVE"
             out.append(f"{ind}{v}, pos = _rl(b, pos)")
-            out.append(f"{ind}{v} = _EPOCH + {v} * {unit}")
-            return
-        if (
-            logical in ("local-timestamp-millis", "local-timestamp-micros")
-            and kind == "long"
-        ):
-            unit = "_MS" if logical.endswith("millis") else "_US"
-            out.append(f"{ind}{v}, pos = _rl(b, pos)")
-            out.append(f"{ind}{v} = _EPOCH_NAIVE + {v} * {unit}")
+            if self.arrow_times:
+                lo, hi = _TIME_RANGE[_MS if millis else _US]
+                if millis:
+                    out.append(f"{ind}if {lo} <= {v} <= {hi}:")
+                    out.append(f"{ind}    {v} = {v} * 1000")
+                    out.append(f"{ind}else:")
+                else:
+                    out.append(f"{ind}if not {lo} <= {v} <= {hi}:")
+                out.append(f"{ind}    {v} = {epoch} + {v} * {unit}  # raises")
+            else:
+                out.append(f"{ind}{v} = {epoch} + {v} * {unit}")
             return
         if logical == "date" and kind == "int":
             self.r_long(v, out, ind)
-            out.append(f"{ind}{v} = _ord({v} + _EPOCH_ORDINAL)")
+            if self.arrow_times:
+                out.append(f"{ind}if not {_DAY_RANGE[0]} <= {v} <= {_DAY_RANGE[1]}:")
+                out.append(f"{ind}    _ord({v} + _EPOCH_ORDINAL)")
+            else:
+                out.append(f"{ind}{v} = _ord({v} + _EPOCH_ORDINAL)")
             return
         if self.spark and logical in ("time-millis", "time-micros", "uuid"):
             logical = (
@@ -577,6 +604,7 @@ class _Compiler:
             if self.spark and recursive:
                 # Spark's type of a recursive reference is a string: the value's JSON text
                 out.append(f"{ind}{v} = _json({v})")
+                self.json_text = True
         elif kind in ("array", "map"):
             n = self.var("n")
             item = self.var("i")
@@ -624,17 +652,9 @@ def _varint(i: int) -> bytes:
     return bytes(out)
 
 
-def compile_codec(
-    parsed: Any, spark: bool = False
-) -> tuple[Callable[[Any], bytes], Callable[[bytes], Any]]:
-    """``(encode, decode)`` for fastavro's parsed schema ``parsed`` (see the module doc).
-
-    With ``spark=True`` the decoder returns the values of Spark's Avro mapping (what
-    ``from_avro`` gives, for the Spark decoder's Arrow path): ``uuid`` stays a string,
-    ``time-*`` the underlying number, a union of several non-null types a dict with the one
-    ``memberN`` key of its branch, a recursive record reference its JSON text.
-    """
-    c = _Compiler(spark)
+def _codec_source(parsed: Any, spark: bool, arrow_times: bool) -> tuple[str, _Compiler]:
+    """The source of the codec's functions and the compiler that holds their names."""
+    c = _Compiler(spark, arrow_times)
     c.collect(parsed)
     enc_lines = ["def _encode(x):", "    out = bytearray()"]
     c.encode(parsed, "x", enc_lines, "    ")
@@ -647,6 +667,25 @@ def compile_codec(
         "    return v",
     ]
     source = "\n\n".join([*c.functions, "\n".join(enc_lines), "\n".join(dec_lines)])
+    return source, c
+
+
+def compile_codec(
+    parsed: Any, spark: bool = False
+) -> tuple[Callable[[Any], bytes], Callable[[bytes], Any]]:
+    """``(encode, decode)`` for fastavro's parsed schema ``parsed`` (see the module doc).
+
+    With ``spark=True`` the decoder returns the values of Spark's Avro mapping (what
+    ``from_avro`` gives, for the Spark decoder's Arrow path): ``uuid`` stays a string,
+    ``time-*`` the underlying number, a union of several non-null types a dict with the one
+    ``memberN`` key of its branch, a recursive record reference its JSON text, and
+    timestamps and dates the numbers Arrow stores for them (microseconds and days since the
+    epoch: no ``datetime`` built per value, none converted back by Arrow) unless a recursive
+    reference's JSON text would show them.
+    """
+    source, c = _codec_source(parsed, spark, arrow_times=spark)
+    if c.json_text:
+        source, c = _codec_source(parsed, spark, arrow_times=False)
     exec(
         compile(source, "<xrgen avro codec>", "exec"), c.ns
     )  # noqa: S102 - our own source
