@@ -46,7 +46,9 @@ Payload formats (``--format-rows``, default 200,000, in the same run; ``--only-f
 just this part): the same 8-field payload as JSON, Avro binary and Protobuf (1,000 distinct
 records repeated), one definition per format, decoded by ``SparkDecoder`` to its typed output:
 JSON with ``from_json``, Avro and Protobuf over Arrow (``payloads="arrow"``) and, where the
-session has Spark's connectors, natively (``from_avro`` / ``from_protobuf``).
+session has Spark's connectors, natively (``from_avro`` / ``from_protobuf``). Beside them, the
+CPU time per row of the Arrow step's Python work (``decode_array`` on 10,000 of the rows, in
+the driver's process).
 
 Targets: generic >= 0.95x native per row in binary mode, >= 0.90x in structured mode;
 generic >= 15x the UDF; 20 types in one pass <= 1.5x one type; the synthetic catalog's
@@ -621,6 +623,7 @@ def payload_formats(spark: Any, rt: Any, rows: int, repeat: int, root: str) -> N
 
     cases: list[tuple[str, Callable[[], None]]] = []
     absent = []
+    python_step: dict[str, float] = {}
     for fmt in ("json", "avro", "protobuf"):
         df = spark.read.parquet(paths[fmt])
         modes = ["json"] if fmt == "json" else ["arrow", "native"]
@@ -636,6 +639,8 @@ def payload_formats(spark: Any, rt: Any, rows: int, repeat: int, root: str) -> N
             )
             frame = outputs[f"com.example.{fmt}"]
             cases.append((f"{fmt} {mode}", lambda frame=frame: noop(frame)))
+            if mode == "arrow":
+                python_step[fmt] = arrow_step_us(dec, df, payloads)
     best, _cpu, _tasks = timed_rounds(spark, cases, repeat)
     n = spark.read.parquet(paths["json"]).count()
     print(f"{'payload format case':34} {'rows':>10} {'seconds':>8} {'rows/s':>12}")
@@ -649,8 +654,36 @@ def payload_formats(spark: Any, rt: Any, rows: int, repeat: int, root: str) -> N
             f"{name + ' / json (time per row)':34} {ratio:6.2f}x   ({target}"
             + (f": {verdict(ratio, 1.5, False)})" if name.endswith("arrow") else ")")
         )
+    for fmt, us in python_step.items():
+        print(
+            f"{fmt + ' arrow step in Python':34} {us:6.2f} us per row"
+            f"   (decode_array over {ARROW_STEP_ROWS:,} rows, CPU time, best of 7)"
+        )
     if absent:
         print(f"native path not measured: connector absent for {', '.join(absent)}")
+
+
+ARROW_STEP_ROWS = 10_000
+
+
+def arrow_step_us(dec: Any, df: Any, payloads: Any) -> float:
+    """CPU microseconds per row of the Arrow step's Python work (``decode_array``: the
+    payloads decoded and built into the result array) on the first rows of ``df``, in this
+    process: the part of the Arrow path that a faster codec changes."""
+    import pyarrow as pa
+    from pyspark.sql.pandas.types import to_arrow_type
+
+    ((_name, indexes, spec),) = dec._arrow_groups()
+    arrow_type = to_arrow_type(dec._arrow_result_type(spec), timezone="UTC")
+    values = [r["value"] for r in df.select("value").limit(ARROW_STEP_ROWS).collect()]
+    matched = pa.array([min(indexes)] * len(values), type=pa.int32())
+    data = pa.array(values, type=pa.binary())
+    best = float("inf")
+    for _ in range(7):
+        start = time.process_time()
+        payloads.decode_array(matched, data, indexes, spec, arrow_type)
+        best = min(best, time.process_time() - start)
+    return best / len(values) * 1e6
 
 
 SYNTH = ROOT.parent / "shared" / "tools" / "synth_catalog.py"
