@@ -131,9 +131,8 @@ outputs and the entry points.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any
 
-from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 from pyspark.sql.types import DataType
 
@@ -154,6 +153,7 @@ from ._spark_errors import (
     UNKNOWN_TYPE,
     VALIDATION_ERROR,
 )
+from ._spark_keep import Keep, keep_rows
 from ._spark_parse import parse_type
 from ._spark_plan import PAYLOAD_MODES
 from ._spark_sql import Expr as X
@@ -558,7 +558,7 @@ class SparkDecoder(_Ties):
         write: Writer,
         *,
         write_empty: bool = False,
-        keep: Literal["checkpoint", "cache"] = "checkpoint",
+        keep: Keep = "checkpoint",
     ) -> Callable[[DataFrame, int], None]:
         """A ``foreachBatch`` function: route once (rows kept), write the outputs, release.
 
@@ -596,39 +596,16 @@ class SparkDecoder(_Ties):
         return run
 
     def _kept(
-        self, routed: DataFrame, keep: str = "checkpoint"
+        self, routed: DataFrame, keep: Keep = "checkpoint"
     ) -> tuple[DataFrame, Callable[[], None]]:
-        """``routed`` computed once for the outputs of a batch: (frame, release).
-
-        ``"checkpoint"``: a local checkpoint, the routed rows kept by the block manager
-        (memory, then disk), the frame's plan one scan of them. Persisted instead (the
-        columnar cache), every output job's tasks carry the whole routing plan, which the
-        cached data still descends from (Spark's log: a 295 KiB task binary for 20
-        definitions against 28 KiB for a scan of kept rows, and twice the task time).
-        ``"cache"``, and without a JVM on the client (Spark Connect): the frame is persisted,
-        sorted by definition index so that each output's filter skips the cached batches of
-        other definitions.
-        """
-        frame = self._cacheable(routed)
-        if keep == "checkpoint" and _has_jvm(frame):
-            kept = frame.localCheckpoint(eager=True)
-            rows = kept._jdf.queryExecution().logical().rdd()
-
-            def release() -> None:
-                rows.unpersist(False)
-
-            return kept, release
-        cached = frame.sortWithinPartitions("_xr_m")
-        cached = cached.persist(StorageLevel.MEMORY_AND_DISK)
-
-        def uncache() -> None:
-            cached.unpersist()
-
-        return cached, uncache
+        """``routed`` computed once for the outputs of a batch: (frame, release); how the
+        rows are kept: :mod:`._spark_keep`."""
+        return keep_rows(self._cacheable(routed), keep)
 
     def _present(self, routed: DataFrame) -> tuple[set[int], bool]:
         """(the target indexes of the good rows, whether there are dead letters) of a
-        routed frame; on a persisted frame (Spark Connect) this job fills the cache."""
+        routed frame; on a persisted frame (``keep="cache"``) this job fills the cache.
+        """
         good = self._good()
         m = S.fn("collect_set", S.when(good, S.col("_xr_m"))).alias("m")
         dead = S.coalesce(S.fn("max", ~good), False).alias("dead")
@@ -656,15 +633,6 @@ class SparkDecoder(_Ties):
 
         select = self._memo(("cacheable", columns), build)
         return _apply(routed, select)
-
-
-def _has_jvm(df: DataFrame) -> bool:
-    """Whether ``df`` has a JVM side (Spark Connect's DataFrames have none)."""
-    try:
-        df._jdf  # noqa: B018
-    except AttributeError:
-        return False
-    return True
 
 
 def _apply(df: DataFrame, select: Sequence[Any]) -> DataFrame:
