@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
 from datetime import datetime
 from typing import Any
@@ -656,9 +657,10 @@ def test_outputs_of_the_same_shape_share_their_columns(
     ]
     routed = decoder.route(kafka_df(rows))
     selects: list[Any] = []
-    apply = spark_rt._apply
+    split_module = importlib.import_module(spark_rt.__package__ + "._spark_outputs")
+    apply = split_module._apply
     monkeypatch.setattr(
-        spark_rt,
+        split_module,
         "_apply",
         lambda df, select: selects.append(select) or apply(df, select),
     )
