@@ -267,3 +267,36 @@ def test_spark_mode_keeps_datetimes_in_a_recursive_references_json() -> None:
     got = compile_codec(parsed, spark=True)[1](out.getvalue())
     assert got["at"] == at
     assert json.loads(got["next"])["at"].startswith("2024-05-01")
+
+
+def test_unions_beyond_63_branches_and_blocks_with_byte_sizes() -> None:
+    """A union index past one varint byte takes the decoded path; an array block written
+    with a negative count and its byte size (as block-writing encoders do) reads back."""
+    enums = [{"type": "enum", "name": f"E{i}", "symbols": [f"S{i}"]} for i in range(70)]
+    parsed = fastavro.parse_schema(enums)
+    encode, decode = compile_codec(parsed)
+    for i in (0, 63, 64, 69):
+        theirs = _fastavro_bytes(parsed, (f"E{i}", f"S{i}"))
+        assert decode(theirs) == fastavro.schemaless_reader(io.BytesIO(theirs), parsed, None)
+    array = fastavro.parse_schema({"type": "array", "items": "long"})
+    _, decode_array = compile_codec(array)
+    # count -2 (zigzag 3), block size 2 bytes, items 1 and -1, end of blocks
+    assert decode_array(b"\x03\x04\x02\x01\x00") == [1, -1]
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"\x01", "-1 does not fit Avro union index"),  # a negative index
+        (b"\x04", "2 does not fit Avro union index"),
+        (b"\x8c\x01", "70 does not fit Avro union index"),  # a two-byte index
+        (b"\x02" + b"\xff" * 11 + b"\x01", "Avro varint too long"),  # timestamp
+        (b"\x02\xff\xff", "not Avro binary of the schema"),  # truncated timestamp
+    ],
+)
+def test_bad_union_indexes_and_varints_name_the_problem(data: bytes, message: str) -> None:
+    schema = ["null", {"type": "long", "logicalType": "timestamp-millis"}]
+    for spark in (False, True):
+        _, decode = compile_codec(fastavro.parse_schema(schema), spark=spark)
+        with pytest.raises(ValueError, match=message):
+            decode(data)

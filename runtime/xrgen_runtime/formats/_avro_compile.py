@@ -115,7 +115,7 @@ class _Compiler:
         if len(lines) == 1:
             lines.append("    pass")
         self.functions.append("\n".join(lines))
-        lines = [f"def {dec}(b, pos):"]
+        lines = [f"def {dec}(b, pos):", "    _lb = len(b)"]
         items = []
         for f in s["fields"]:
             v = self.var()
@@ -153,10 +153,27 @@ class _Compiler:
         out.append(f"{ind}else:")
         out.append(f"{ind}    {v}, pos = _rl(b, pos)")
 
+    def r_wide(self, v: str, out: list[str], ind: str) -> None:
+        """Read a long that usually spans several bytes (a timestamp) into ``v``: the
+        varint loop of ``_rl`` inline (same values, same error), no call per value."""
+        c, shift = self.var("w"), self.var("s")
+        out.append(f"{ind}{c} = b[pos]")
+        out.append(f"{ind}pos += 1")
+        out.append(f"{ind}{v} = {c} & 127")
+        out.append(f"{ind}{shift} = 7")
+        out.append(f"{ind}while {c} & 128:")
+        out.append(f"{ind}    {c} = b[pos]")
+        out.append(f"{ind}    pos += 1")
+        out.append(f"{ind}    {v} |= ({c} & 127) << {shift}")
+        out.append(f"{ind}    {shift} += 7")
+        out.append(f"{ind}    if {shift} > 70:")
+        out.append(f"{ind}        raise ValueError('Avro varint too long')")
+        out.append(f"{ind}{v} = ({v} >> 1) ^ -({v} & 1)")
+
     def r_str(self, v: str, out: list[str], ind: str) -> None:
         n = self.var("n")
         self.r_long(n, out, ind)
-        out.append(f"{ind}if {n} < 0 or pos + {n} > len(b):")
+        out.append(f"{ind}if {n} < 0 or pos + {n} > _lb:")
         out.append(f"{ind}    _bad({n}, 'string length')")
         out.append(f"{ind}{v} = b[pos:pos + {n}].decode()")
         out.append(f"{ind}pos += {n}")
@@ -316,16 +333,24 @@ class _Compiler:
     def decode(self, s: Any, v: str, out: list[str], ind: str) -> None:
         s = self.resolve(s)
         if isinstance(s, list):
+            # the branch is chosen on the index's zigzag form: for an index below 64 that
+            # is the byte itself (no decoding); a longer varint is decoded and re-encoded
             i = self.var("u")
-            self.r_long(i, out, ind)
+            out.append(f"{ind}{i} = b[pos]")
+            out.append(f"{ind}if {i} < 128:")
+            out.append(f"{ind}    pos += 1")
+            out.append(f"{ind}else:")
+            out.append(f"{ind}    {i}, pos = _rl(b, pos)")
+            out.append(f"{ind}    {i} = {i} * 2 if {i} >= 0 else -{i} * 2 - 1")
             members = self._spark_members(s)
             for index, branch in enumerate(s):
-                out.append(f"{ind}{'if' if index == 0 else 'elif'} {i} == {index}:")
+                test = "if" if index == 0 else "elif"
+                out.append(f"{ind}{test} {i} == {2 * index}:")
                 self.decode(branch, v, out, ind + "    ")
                 if members is not None and index in members:
                     out.append(f"{ind}    {v} = {{{members[index]!r}: {v}}}")
             out.append(f"{ind}else:")
-            out.append(f"{ind}    _bad({i}, 'union index')")
+            out.append(f"{ind}    _bad(({i} >> 1) ^ -({i} & 1), 'union index')")
             return
         kind = s if isinstance(s, str) else s.get("type")
         logical = s.get("logicalType") if isinstance(s, dict) else None
@@ -343,7 +368,7 @@ class _Compiler:
             millis = logical.endswith("millis")
             unit = "_MS" if millis else "_US"
             epoch = "_EPOCH" if logical in timestamps else "_EPOCH_NAIVE"
-            out.append(f"{ind}{v}, pos = _rl(b, pos)")
+            self.r_wide(v, out, ind)
             if self.arrow_times:
                 lo, hi = _TIME_RANGE[_MS if millis else _US]
                 if millis:
@@ -416,7 +441,7 @@ class _Compiler:
             n = self.var("n")
             item = self.var("i")
             out.append(f"{ind}{v} = {{}}" if kind == "map" else f"{ind}{v} = []")
-            out.append(f"{ind}{n}, pos = _rl(b, pos)")
+            self.r_long(n, out, ind)
             out.append(f"{ind}while {n}:")
             out.append(f"{ind}    if {n} < 0:")
             out.append(f"{ind}        {n} = -{n}")
@@ -430,7 +455,7 @@ class _Compiler:
             else:
                 self.decode(s["items"], item, out, ind + "        ")
                 out.append(f"{ind}        {v}.append({item})")
-            out.append(f"{ind}    {n}, pos = _rl(b, pos)")
+            self.r_long(n, out, ind + "    ")
         else:
             raise Unsupported(f"Avro type {kind!r}")
 
@@ -466,7 +491,7 @@ def _codec_source(parsed: Any, spark: bool, arrow_times: bool) -> tuple[str, _Co
     enc_lines = ["def _encode(x):", "    out = bytearray()"]
     c.encode(parsed, "x", enc_lines, "    ")
     enc_lines.append("    return bytes(out)")
-    dec_lines = ["def _decode(b):", "    pos = 0"]
+    dec_lines = ["def _decode(b):", "    pos = 0", "    _lb = len(b)"]
     c.decode(parsed, "v", dec_lines, "    ")
     dec_lines += [
         "    if pos != len(b):",
