@@ -209,15 +209,54 @@ def decode_array(
     """
     decode = _decoder(spec)
     m_list = matched.to_pylist()
-    rows: list[Any] = [None] * len(m_list)
+    values: list[Any] = [None] * len(m_list)
+    decoded = [False] * len(m_list)
+    bad: dict[int, str] = {}
     for i, (m, data) in enumerate(zip(m_list, payloads.to_pylist(), strict=True)):
         if data is None or m not in indexes:
             continue
         try:
-            rows[i] = {"v": decode(spec.body(data)), "_xr_end": True}
+            values[i] = decode(spec.body(data))
+            decoded[i] = True
         except (ValueError, KeyError, TypeError, IndexError) as exc:
-            rows[i] = {"_xr_corrupt": str(exc)[:200] or type(exc).__name__}
+            bad[i] = str(exc)[:200] or type(exc).__name__
+    built = _columns(values, decoded, bad, arrow_type)
+    if built is not None:
+        return built
+    rows: list[Any] = [
+        (
+            {"v": value, "_xr_end": True}
+            if ok
+            else {"_xr_corrupt": bad[i]} if i in bad else None
+        )
+        for i, (value, ok) in enumerate(zip(values, decoded, strict=True))
+    ]
     return _arrow(rows, arrow_type, spec.dtype)
+
+
+def _columns(
+    values: list[Any], decoded: list[bool], bad: Mapping[int, str], arrow_type: Any
+) -> Any:
+    """The result array built column by column (one conversion of the decoded values, no
+    wrapper dict per row), or ``None`` when a value does not fit its Arrow type (then
+    :func:`_arrow` finds which rows)."""
+    import pyarrow as pa  # type: ignore[import-untyped]
+
+    try:
+        v = pa.array(values, type=arrow_type.field("v").type)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, TypeError, ValueError):
+        return None
+    end = pa.array([True if ok else None for ok in decoded], type=pa.bool_())
+    n = len(values)
+    if bad:
+        corrupt = pa.array([bad.get(i) for i in range(n)], type=pa.string())
+        null = [not ok and i not in bad for i, ok in enumerate(decoded)]
+    else:
+        corrupt = pa.nulls(n, type=pa.string())
+        null = [not ok for ok in decoded]
+    return pa.StructArray.from_arrays(
+        [v, end, corrupt], fields=list(arrow_type), mask=pa.array(null, pa.bool_())
+    )
 
 
 def decode_batches(
@@ -230,7 +269,7 @@ def decode_batches(
     """``mapInArrow`` body (PySpark without ``arrow_udf``): each record batch with one
     column per group (output column, matched target indexes, spec) appended, filled by
     :func:`decode_array`."""
-    import pyarrow as pa  # type: ignore[import-untyped]
+    import pyarrow as pa
 
     for batch in batches:
         matched = batch.column(index_column)

@@ -469,3 +469,99 @@ def test_native_path_check_compares_with_the_arrow_path(
             sp.decoder = decoder
         assert any("differ from Arrow rows" in p for p in problems)
         assert any("unsupported-format" in p for p in problems)
+
+
+def test_arrow_step_builds_the_array_row_by_row_results_would_give(
+    spark_rt: ModuleType,
+) -> None:
+    """decode_array builds its result column by column; the values, the corrupt rows, the
+    rows of other definitions and a value that does not fit its Arrow type (that row
+    corrupt, found row by row) come out as the per-row build gives them."""
+    import io
+
+    import fastavro
+    import pyarrow as pa
+    from pyspark.sql.types import (
+        ArrayType,
+        IntegerType,
+        LongType,
+        StringType,
+        StructField,
+        StructType,
+        TimestampType,
+    )
+
+    payloads = importlib.import_module(spark_rt.__package__ + "._spark_payloads")
+    schema = {
+        "type": "record",
+        "name": "R",
+        "fields": [
+            {"name": "s", "type": "string"},
+            {"name": "n", "type": "long"},
+            {"name": "u", "type": ["null", "long"]},
+            {"name": "at", "type": {"type": "long", "logicalType": "timestamp-millis"}},
+            {"name": "xs", "type": {"type": "array", "items": "string"}},
+        ],
+    }
+    # ``n`` as a 32-bit int: a long beyond it does not fit the Arrow type
+    dtype = StructType(
+        [
+            StructField("s", StringType(), False),
+            StructField("n", IntegerType(), False),
+            StructField("u", LongType()),
+            StructField("at", TimestampType(), False),
+            StructField("xs", ArrayType(StringType(), False), False),
+        ]
+    )
+    value_type = pa.struct(
+        [
+            pa.field("s", pa.string(), False),
+            pa.field("n", pa.int32(), False),
+            pa.field("u", pa.int64()),
+            pa.field("at", pa.timestamp("us", tz="UTC"), False),
+            pa.field("xs", pa.list_(pa.field("element", pa.string(), False)), False),
+        ]
+    )
+    arrow_type = pa.struct(
+        [("v", value_type), ("_xr_end", pa.bool_()), ("_xr_corrupt", pa.string())]
+    )
+    spec = payloads.PayloadSpec("avro", dtype.jsonValue(), schema=json.dumps(schema))
+    parsed = fastavro.parse_schema(schema)
+
+    def avro(n: int, u: int | None) -> bytes:
+        out = io.BytesIO()
+        record = {"s": f"r{n}", "n": n, "u": u, "at": datetime(2024, 5, 1), "xs": ["a"]}
+        fastavro.schemaless_writer(out, parsed, record)
+        return out.getvalue()
+
+    decode = payloads._decoder(spec)
+
+    def row_by_row(data: list[bytes | None], matched: list[int]) -> Any:
+        rows: list[Any] = []
+        for m, d in zip(matched, data, strict=True):
+            if d is None or m != 7:
+                rows.append(None)
+                continue
+            try:
+                rows.append({"v": decode(d), "_xr_end": True})
+            except ValueError as exc:
+                rows.append({"_xr_corrupt": str(exc)})
+        return payloads._arrow(rows, arrow_type, spec.dtype)
+
+    data = [avro(1, None), avro(2, 5), b"\x01", None, avro(4, -3), avro(5, 6)]
+    matched = [7, 3, 7, 7, 7, 7]
+    for batch in (data, [*data[:-1], avro(2**40, 1)]):
+        got = payloads.decode_array(
+            pa.array(matched, pa.int32()),
+            pa.array(batch, pa.binary()),
+            frozenset({7}),
+            spec,
+            arrow_type,
+        )
+        assert got.equals(row_by_row(batch, matched))
+        rows = got.to_pylist()
+        assert rows[0]["v"]["s"] == "r1" and rows[0]["_xr_end"] is True
+        assert rows[1] is None and rows[3] is None  # another definition, no bytes
+        assert rows[2]["v"] is None and "Avro" in rows[2]["_xr_corrupt"]
+        assert rows[4]["v"]["u"] == -3
+    assert "does not fit the Spark type" in rows[5]["_xr_corrupt"]
