@@ -17,6 +17,7 @@ SCRIPTS = [
     "bench_endpoints.py",
     "bench_templates.py",
     "bench_spark.py",
+    "spark_ablation.py",
     "bench_diff.py",
     "bench_formats.py",
     "bench_otel.py",
