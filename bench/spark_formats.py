@@ -206,14 +206,14 @@ def payload_formats(spark: Any, rt: Any, rows: int, repeat: int, root: str) -> N
             cases.append((f"{fmt} {mode}", lambda frame=frame: noop(frame)))
             if mode == "arrow":
                 python_step[fmt] = arrow_step_us(dec, df, payloads)
-    best, _cpu, _tasks = timed_rounds(spark, cases, repeat)
+    wall, _cpu, _tasks = timed_rounds(spark, cases, repeat)
     n = spark.read.parquet(paths["json"]).count()
     print(f"{'payload format case':34} {'rows':>10} {'seconds':>8} {'rows/s':>12}")
     for name, _fn in cases:
-        print(f"{name:34} {n:>10,} {best[name]:>8.2f} {n / best[name]:>12,.0f}")
+        print(f"{name:34} {n:>10,} {wall[name]:>8.2f} {n / wall[name]:>12,.0f}")
     print()
     for name, _fn in cases[1:]:
-        ratio = best[name] / best["json json"]
+        ratio = wall[name] / wall["json json"]
         target = "target <= 1.5x" if name.endswith("arrow") else "no target"
         print(
             f"{name + ' / json (time per row)':34} {ratio:6.2f}x   ({target}"
