@@ -115,14 +115,14 @@ class _Compiler:
         if len(lines) == 1:
             lines.append("    pass")
         self.functions.append("\n".join(lines))
-        lines = [f"def {dec}(b, pos):", "    _lb = len(b)"]
+        lines = [f"def {dec}(b, pos):"]
         items = []
         for f in s["fields"]:
             v = self.var()
             self.decode(f["type"], v, lines, "    ")
             items.append(f"{f['name']!r}: {v}")
         lines.append(f"    return {{{', '.join(items)}}}, pos")
-        self.functions.append("\n".join(lines))
+        self.functions.append("\n".join(_with_length(lines)))
         self.open.discard(name)
         return enc, dec
 
@@ -491,15 +491,25 @@ def _codec_source(parsed: Any, spark: bool, arrow_times: bool) -> tuple[str, _Co
     enc_lines = ["def _encode(x):", "    out = bytearray()"]
     c.encode(parsed, "x", enc_lines, "    ")
     enc_lines.append("    return bytes(out)")
-    dec_lines = ["def _decode(b):", "    pos = 0", "    _lb = len(b)"]
+    dec_lines = ["def _decode(b):", "    pos = 0"]
     c.decode(parsed, "v", dec_lines, "    ")
     dec_lines += [
         "    if pos != len(b):",
         "        raise ValueError(f'{len(b) - pos} bytes after the Avro datum')",
         "    return v",
     ]
-    source = "\n\n".join([*c.functions, "\n".join(enc_lines), "\n".join(dec_lines)])
+    decode = "\n".join(_with_length(dec_lines))
+    source = "\n\n".join([*c.functions, "\n".join(enc_lines), decode])
     return source, c
+
+
+def _with_length(lines: list[str]) -> list[str]:
+    """A generated decode function's ``lines`` with ``_lb = len(b)`` after its ``def`` line
+    when its body reads a string (the bound :meth:`_Compiler.r_str` checks; read once per
+    call, not per string, and not at all in functions without strings)."""
+    if not any("> _lb:" in line for line in lines[1:]):  # the bound in :meth:`r_str`
+        return lines
+    return [lines[0], "    _lb = len(b)", *lines[1:]]
 
 
 def compile_codec(
