@@ -241,21 +241,22 @@ def _columns(
     wrapper dict per row), or ``None`` when a value does not fit its Arrow type (then
     :func:`_arrow` finds which rows)."""
     import pyarrow as pa  # type: ignore[import-untyped]
+    import pyarrow.compute as pc  # type: ignore[import-untyped]
 
     try:
         v = pa.array(values, type=arrow_type.field("v").type)
     except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, TypeError, ValueError):
         return None
-    end = pa.array([True if ok else None for ok in decoded], type=pa.bool_())
+    ok = pa.array(decoded, type=pa.bool_())
+    end = pc.if_else(ok, True, pa.scalar(None, pa.bool_()))  # true or null
     n = len(values)
     if bad:
         corrupt = pa.array([bad.get(i) for i in range(n)], type=pa.string())
-        null = [not ok and i not in bad for i, ok in enumerate(decoded)]
+        null = pc.and_(pc.invert(ok), pc.is_null(corrupt))  # neither decoded nor bad
     else:
-        corrupt = pa.nulls(n, type=pa.string())
-        null = [not ok for ok in decoded]
+        corrupt, null = pa.nulls(n, type=pa.string()), pc.invert(ok)
     return pa.StructArray.from_arrays(
-        [v, end, corrupt], fields=list(arrow_type), mask=pa.array(null, pa.bool_())
+        [v, end, corrupt], fields=list(arrow_type), mask=null
     )
 
 
