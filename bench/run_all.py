@@ -1,7 +1,8 @@
 """Run every benchmark script in bench/ one after another (``make bench``).
 
-``spark_codegen_sizes.py`` is a diagnostic tool (it takes catalogs as arguments), not a
-benchmark, and is not run here.
+``spark_codegen_sizes.py`` (it takes catalogs as arguments) and ``spark_profile.py`` (it
+needs the JDK's ``jcmd`` and ``jfr``) are diagnostic tools, not benchmarks, and are not run
+here.
 """
 
 import subprocess
