@@ -99,12 +99,12 @@ def shares(stacks: Iterable[Sequence[str]]) -> dict[str, float]:
     return {part: n / total for part, n in counts.items()}
 
 
-def record(spark: Any, fn: Callable[[], None], path: str) -> float:
-    """Run ``fn`` once under a JFR recording written to ``path``; its task CPU seconds."""
-    import spark_common as C
-
+def record(
+    spark: Any, task_cpu: Callable[[], float], fn: Callable[[], None], path: str
+) -> float:
+    """Run ``fn`` once under a JFR recording written to ``path``; its task CPU seconds
+    (``task_cpu``: a clock of ``spark_common``)."""
     pid = str(spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid())
-    task_cpu = C._task_cpu_seconds(spark)
     start = ["jcmd", pid, "JFR.start", "name=xrgen", "settings=profile"]
     subprocess.run([*start, f"filename={path}"], check=True, capture_output=True)
     before = task_cpu()
@@ -136,6 +136,7 @@ def main() -> None:
     depth = f"-XX:FlightRecorderOptions:stackdepth={STACK_DEPTH}"
     os.environ["PYSPARK_SUBMIT_ARGS"] = f"--driver-java-options {depth} pyspark-shell"
     import bench_spark as B
+    import spark_common as C
 
     data = {
         "binary": (os.path.join(args.dir, f"one-{args.rows}"), B.native_one_type),
@@ -147,6 +148,7 @@ def main() -> None:
     if not os.path.exists(os.path.join(data["structured"][0], "_SUCCESS")):
         sys.exit(f"no data in {args.dir}: run bench_spark.py --only-modes first")
     spark = B.session()
+    task_cpu = C._task_cpu_seconds(spark)
     sp = importlib.import_module("xrgen_runtime._spark")
     defs, schemas = B.definitions(B.runtime(), 1)
     schema = schemas["com.example.Type0"]
@@ -174,7 +176,7 @@ def main() -> None:
         ):  # one recording per case and round, cases alternating
             for name, df in cases.items():
                 jfr = os.path.join(work, f"{mode}-{name}-{k}.jfr")
-                cpu[name] += record(spark, lambda df=df: _write(df), jfr)
+                cpu[name] += record(spark, task_cpu, lambda df=df: _write(df), jfr)
                 stacks[name] += task_stacks(jfr)
         found = {n: (cpu[n] / args.rounds, shares(stacks[n])) for n in cases}
         print(
