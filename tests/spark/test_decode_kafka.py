@@ -601,6 +601,22 @@ def test_a_typed_output_computes_the_error_once(
         assert plan.count("invalid payload") == len(groups), plan
 
 
+def test_json_payloads_run_in_the_jvm_only(
+    catalog: Any, kafka_df: Any, spark_rt: Any
+) -> None:
+    """A catalog without Avro or Protobuf payloads gets a plan without a Python step (no
+    UDF, no Arrow step) and without the payload-bytes column of the Arrow path."""
+    decoder = spark_rt.SparkDecoder(catalog.defs, catalog.schemas, "kafka")
+    assert not decoder.specs  # no binary payload formats in this catalog
+    outputs, dead = decoder.decode(kafka_df(_rows(catalog)))
+    for frame in [*outputs.values(), dead]:
+        plan = frame._jdf.queryExecution().executedPlan().toString()
+        for python_step in ("EvalPython", "MapInArrow", "PythonUDF", "MapInPandas"):
+            assert python_step not in plan, plan
+        assert "_xr_bin" not in plan, plan
+        assert "from_json" in plan  # the payloads are parsed, in the JVM
+
+
 def test_outputs_are_built_on_first_lookup(spark_rt: Any) -> None:
     """``Outputs`` builds a message's DataFrame when it is first looked up, then keeps it."""
     built: list[str] = []
