@@ -77,6 +77,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from spark_common import (  # noqa: E402
     PAYLOAD_SCHEMA,
     ROOT,
+    noop,
     runtime,
     session,
     timed_rounds,
@@ -150,6 +151,19 @@ def header(name: str) -> Any:
 
     pos = F.array_position(F.col("headers.key"), name).cast("int") - 1
     return F.get(F.col("headers.value"), pos).cast("string")
+
+
+def mode_frames(spark: Any, directory: str, rows: int) -> dict[str, tuple[Any, Any]]:
+    """Content mode -> (the one-type rows written by this script, the hand-written decode
+    of them); for the scripts that measure on those rows. Exits when they are not there."""
+    binary = os.path.join(directory, f"one-{rows}")
+    structured = os.path.join(directory, f"structured-{rows}")
+    if not os.path.exists(os.path.join(structured, "_SUCCESS")):
+        sys.exit(f"no data in {directory}: run bench_spark.py --only-modes first")
+    return {
+        "binary": (spark.read.parquet(binary), native_one_type),
+        "structured": (spark.read.parquet(structured), native_structured),
+    }
 
 
 def make_structured(spark: Any, binary_path: str, path: str) -> None:
@@ -430,9 +444,6 @@ def breakdown(
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
-    def noop(df: Any) -> None:
-        df.write.format("noop").mode("overwrite").save()
-
     for mode, frame in frames.items():
         stages = decoder._route_stages(tuple(frame.columns))
 
@@ -544,9 +555,6 @@ def main() -> None:
     defs1, schemas1 = definitions(rt, 1)
     defs20, schemas20 = definitions(rt, N_TYPES)
     schema = schemas1["com.example.Type0"]
-
-    def noop(df: Any) -> None:
-        df.write.format("noop").mode("overwrite").save()
 
     def writer(_id: str | None, frame: Any, _batch: int) -> None:
         noop(frame)

@@ -81,6 +81,7 @@ def variant(sp: Any, defs: Any, schemas: Any, drop: tuple[str, ...], mode: str) 
 
 def main() -> None:
     import bench_spark as B
+    from spark_common import noop
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=500_000)
@@ -93,19 +94,9 @@ def main() -> None:
     spark = B.session()
     rt = B.runtime()
     sp = importlib.import_module("xrgen_runtime._spark")
-    one_path = os.path.join(args.dir, f"one-{args.rows}")
-    structured_path = os.path.join(args.dir, f"structured-{args.rows}")
-    if not os.path.exists(os.path.join(structured_path, "_SUCCESS")):
-        sys.exit(f"no data in {args.dir}: run bench_spark.py --only-modes first")
-    frames = {
-        "binary": (spark.read.parquet(one_path), B.native_one_type),
-        "structured": (spark.read.parquet(structured_path), B.native_structured),
-    }
+    frames = B.mode_frames(spark, args.dir, args.rows)
     defs, schemas = B.definitions(rt, 1)
     schema = schemas["com.example.Type0"]
-
-    def noop(df: Any) -> None:
-        df.write.format("noop").mode("overwrite").save()
 
     print(f"load average at start: {os.getloadavg()[0]:.1f} (2 cores)")
     for mode, (frame, native) in frames.items():

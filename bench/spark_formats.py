@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from spark_common import PAYLOAD_SCHEMA, timed_rounds, verdict
+from spark_common import PAYLOAD_SCHEMA, noop, timed_rounds, verdict
 
 BENCH_AVRO = {
     "type": "record",
@@ -182,9 +182,6 @@ def payload_formats(spark: Any, rt: Any, rows: int, repeat: int, root: str) -> N
                     )
                 },
             )
-
-    def noop(df: Any) -> None:
-        df.write.format("noop").mode("overwrite").save()
 
     cases: list[tuple[str, Callable[[], None]]] = []
     absent = []
