@@ -116,10 +116,6 @@ def record(
     return spent
 
 
-def _write(df: Any) -> None:
-    df.write.format("noop").mode("overwrite").save()
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=500_000)
@@ -138,16 +134,8 @@ def main() -> None:
     import bench_spark as B
     import spark_common as C
 
-    data = {
-        "binary": (os.path.join(args.dir, f"one-{args.rows}"), B.native_one_type),
-        "structured": (
-            os.path.join(args.dir, f"structured-{args.rows}"),
-            B.native_structured,
-        ),
-    }
-    if not os.path.exists(os.path.join(data["structured"][0], "_SUCCESS")):
-        sys.exit(f"no data in {args.dir}: run bench_spark.py --only-modes first")
     spark = B.session()
+    frames = B.mode_frames(spark, args.dir, args.rows)
     task_cpu = C._task_cpu_seconds(spark)
     sp = importlib.import_module("xrgen_runtime._spark")
     defs, schemas = B.definitions(B.runtime(), 1)
@@ -156,8 +144,7 @@ def main() -> None:
     work = tempfile.mkdtemp(prefix="xrgen-profile-")
     print(f"load average at start: {os.getloadavg()[0]:.1f} (2 cores)")
     for mode in modes:
-        path, native = data[mode]
-        frame = spark.read.parquet(path)
+        frame, native = frames[mode]
         typed = sp.SparkDecoder(defs, schemas, "kafka").decode(frame)[0]
         cases = {
             "hand-written": native(frame, schema),
@@ -168,20 +155,18 @@ def main() -> None:
                 print(f"-- {mode}, {name}")
                 df.explain()
             for _ in range(WARM_UP):  # JIT, file listing
-                _write(df)
+                C.noop(df)
         cpu = {name: 0.0 for name in cases}
         stacks: dict[str, list[list[str]]] = {name: [] for name in cases}
-        for k in range(
-            args.rounds
-        ):  # one recording per case and round, cases alternating
+        # one recording per case and round, the cases alternating
+        for k in range(args.rounds):
             for name, df in cases.items():
                 jfr = os.path.join(work, f"{mode}-{name}-{k}.jfr")
-                cpu[name] += record(spark, task_cpu, lambda df=df: _write(df), jfr)
+                cpu[name] += record(spark, task_cpu, lambda df=df: C.noop(df), jfr)
                 stacks[name] += task_stacks(jfr)
         found = {n: (cpu[n] / args.rounds, shares(stacks[n])) for n in cases}
-        print(
-            f"{mode} mode: task cpu s per round (share of the samples), {args.rounds} rounds"
-        )
+        title = "task cpu s per round (share of the samples)"
+        print(f"{mode} mode: {title}, {args.rounds} rounds")
         parts = sorted({p for _, s in found.values() for p in s})
         print(f"  {'part':12}" + "".join(f"{n:>24}" for n in found))
         for part in parts:

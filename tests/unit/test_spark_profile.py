@@ -11,7 +11,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
 from spark_profile import part_of, shares  # noqa: E402
 
-STAGE = "org.apache.spark.sql.catalyst.expressions.GeneratedClass$GeneratedIteratorForCodegenStage"
+#: frames as ``task_stacks`` writes them: the class name without its package, the method
+STAGE = "GeneratedClass$GeneratedIteratorForCodegenStage"
 PROJECTION = "GeneratedClass$SpecificUnsafeProjection.apply"
 TASK = ["BufferedRowIterator.hasNext", "Executor$TaskRunner.run", "Thread.run"]
 
