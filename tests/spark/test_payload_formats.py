@@ -548,10 +548,8 @@ def test_arrow_step_builds_the_array_row_by_row_results_would_give(
                 rows.append({"_xr_corrupt": str(exc)})
         return payloads._arrow(rows, arrow_type, spec.dtype)
 
-    data = [avro(1, None), avro(2, 5), b"\x01", None, avro(4, -3), avro(5, 6)]
-    matched = [7, 3, 7, 7, 7, 7]
-    # the last row decodes; in the second batch its ``n`` does not fit the Arrow type
-    for batch, last_fits in ((data, True), ([*data[:-1], avro(2**40, 1)], False)):
+    def decoded(batch: list[Any], matched: list[int]) -> list[Any]:
+        """The rows of ``decode_array``, checked equal to the row-by-row build."""
         got = payloads.decode_array(
             pa.array(matched, pa.int32()),
             pa.array(batch, pa.binary()),
@@ -560,7 +558,14 @@ def test_arrow_step_builds_the_array_row_by_row_results_would_give(
             arrow_type,
         )
         assert got.equals(row_by_row(batch, matched))
-        rows = got.to_pylist()
+        rows: list[Any] = got.to_pylist()
+        return rows
+
+    data = [avro(1, None), avro(2, 5), b"\x01", None, avro(4, -3), avro(5, 6)]
+    matched = [7, 3, 7, 7, 7, 7]
+    # the last row decodes; in the second batch its ``n`` does not fit the Arrow type
+    for batch, last_fits in ((data, True), ([*data[:-1], avro(2**40, 1)], False)):
+        rows = decoded(batch, matched)
         assert rows[0]["v"]["s"] == "r1" and rows[0]["_xr_end"] is True
         assert rows[1] is None and rows[3] is None  # another definition, no bytes
         assert rows[2]["v"] is None and "Avro" in rows[2]["_xr_corrupt"]
@@ -572,16 +577,7 @@ def test_arrow_step_builds_the_array_row_by_row_results_would_give(
             assert "does not fit the Spark type" in rows[5]["_xr_corrupt"]
     # a batch without bad bytes (the usual one): rows of other definitions and rows
     # without bytes stay null, the others decode
-    clean, matched = [avro(1, None), avro(2, 5), None, avro(4, -3)], [7, 3, 7, 7]
-    got = payloads.decode_array(
-        pa.array(matched, pa.int32()),
-        pa.array(clean, pa.binary()),
-        frozenset({7}),
-        spec,
-        arrow_type,
-    )
-    assert got.equals(row_by_row(clean, matched))
-    rows = got.to_pylist()
+    rows = decoded([avro(1, None), avro(2, 5), None, avro(4, -3)], [7, 3, 7, 7])
     assert rows[1] is None and rows[2] is None
     assert [r["v"]["s"] for r in (rows[0], rows[3])] == ["r1", "r4"]
     assert rows[0]["_xr_end"] is True and rows[0]["_xr_corrupt"] is None
