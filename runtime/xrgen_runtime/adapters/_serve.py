@@ -271,9 +271,10 @@ class _ThreadHooks:
         self._own = own
         self.gives_back = receiver._gives_back()
 
-    async def poll(self, timeout: float) -> Any:
+    async def poll(self, timeout: float, most: int) -> list[Any]:
+        """Up to ``most`` messages: waits up to ``timeout`` for the first only."""
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._own, self._r._poll, timeout)
+        return await loop.run_in_executor(self._own, _poll_many, self._r, timeout, most)
 
     def convert(self, raw: Any) -> Any:
         return self._r._convert(raw)
@@ -282,6 +283,19 @@ class _ThreadHooks:
         """Acknowledge (``True``) or give back (``False``) each message, in order."""
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(self._own, _settle_each, self._r, verdicts)
+
+
+def _poll_many(receiver: Receiving, timeout: float, most: int) -> list[Any]:
+    raw = receiver._poll(timeout)
+    if raw is None:
+        return []
+    got = [raw]
+    while len(got) < most:
+        raw = receiver._poll(0.0)
+        if raw is None:
+            break
+        got.append(raw)
+    return got
 
 
 def _settle_each(receiver: Receiving, verdicts: list[tuple[bool, Any]]) -> None:
@@ -301,22 +315,141 @@ class _AsyncHooks:
         self._r = receiver
         self.gives_back = receiver._gives_back()
 
-    async def poll(self, timeout: float) -> Any:
-        return await self._r._poll(timeout)
+    async def poll(self, timeout: float, most: int) -> list[Any]:
+        r = self._r
+        raw = await r._poll(timeout)
+        if raw is None:
+            return []
+        got = [raw]
+        while len(got) < most:
+            raw = await r._poll(0.0)
+            if raw is None:
+                break
+            got.append(raw)
+        return got
 
     def convert(self, raw: Any) -> Any:
         return self._r._convert(raw)
 
     async def settle(self, verdicts: list[tuple[bool, Any]]) -> None:
+        r = self._r
         for ok, raw in verdicts:
             if ok:
-                await self._r._ack(raw)
+                await r._ack(raw)
             else:
-                await self._r._nack(raw)
+                await r._nack(raw)
+
+
+Hooks = _ThreadHooks | _AsyncHooks
+
+
+class _Window:
+    """The messages in hand, in arrival order, with the task handling each; a pump task
+    receives into it while the loop settles its oldest entries (``_concurrent``)."""
+
+    __slots__ = (
+        "hooks",
+        "handling",
+        "stop",
+        "limit",
+        "entries",
+        "again",
+        "started",
+        "handled",
+        "rewind",
+        "room",
+        "arrived",
+        "pumping",
+    )
+
+    def __init__(
+        self, hooks: Hooks, handling: Handling, stop: Stop, limit: int
+    ) -> None:
+        self.hooks = hooks
+        self.handling = handling
+        self.stop = stop
+        self.limit = limit
+        self.entries: deque[tuple[Any, asyncio.Task[bool]]] = deque()
+        self.again: deque[Any] = deque()  # unacknowledged, to hand to the handler again
+        self.started = self.handled = 0
+        #: entries still in the window that go back with an earlier message
+        self.rewind = 0
+        self.room = asyncio.Event()  # set when an entry left the window
+        self.arrived = asyncio.Event()  # set when an entry came in, or the pump ended
+        self.pumping = True
+
+    def start(self, raw: Any) -> None:
+        coro = self.handling.handle_async(self.hooks.convert(raw))
+        self.entries.append((raw, asyncio.get_running_loop().create_task(coro)))
+        self.arrived.set()
+
+    async def pump(
+        self, max_messages: int | None, idle_timeout: float | None, poll_interval: float
+    ) -> None:
+        """Receive while there is room, until stopping, ``max_messages`` or idle."""
+        loop = asyncio.get_running_loop()
+        last = loop.time()
+        try:
+            while not self.stop:
+                free = self.limit - len(self.entries)
+                if free <= 0:
+                    self.room.clear()
+                    await self.room.wait()
+                    continue
+                if self.again:
+                    self.start(self.again.popleft())
+                    continue
+                if max_messages is not None:
+                    free = min(free, max_messages - self.started)
+                    if free <= 0:
+                        break
+                timeout = _BUSY_POLL if self.entries else poll_interval
+                got = await self.hooks.poll(min(timeout, poll_interval), free)
+                if got:
+                    self.started += len(got)
+                    last = loop.time()
+                    for raw in got:
+                        self.start(raw)
+                    continue
+                if (
+                    idle_timeout is not None
+                    and not self.entries
+                    and loop.time() - last >= idle_timeout
+                ):
+                    break
+                await asyncio.sleep(0)  # a receiver that returned at once: let handlers run
+        finally:
+            self.pumping = False
+            self.arrived.set()
+
+    def verdicts(self) -> list[tuple[bool, Any]]:
+        """The finished entries at the front that settle now, oldest first (up to the first
+        one that raised, which stays)."""
+        out: list[tuple[bool, Any]] = []
+        entries = self.entries
+        while entries and entries[0][1].done():
+            raw, task = entries[0]
+            if task.exception() is not None:
+                break
+            entries.popleft()
+            if self.rewind:  # goes back with an earlier message
+                self.rewind -= 1
+                self.started -= 1
+                out.append((False, raw))
+            elif task.result():
+                out.append((True, raw))
+                self.handled += 1
+            elif self.hooks.gives_back:
+                self.started -= 1
+                out.append((False, raw))
+                self.rewind = len(entries)
+            else:
+                self.again.append(raw)
+        return out
 
 
 async def _concurrent(
-    hooks: _ThreadHooks | _AsyncHooks,
+    hooks: Hooks,
     handling: Handling,
     stop: Stop,
     max_messages: int | None,
@@ -325,93 +458,48 @@ async def _concurrent(
     concurrency: int,
 ) -> int:
     """Up to ``concurrency`` messages in hand; acknowledgements in arrival order."""
-    loop = asyncio.get_running_loop()
-    window: deque[tuple[Any, asyncio.Future[bool]]] = deque()
-    again: deque[Any] = deque()
-    polling: asyncio.Future[Any] | None = None
-    handled = started = 0
-    rewind = 0  # messages still in the window that go back with an earlier one
-    last = loop.time()
-
-    def start(raw: Any) -> None:
-        task = loop.create_task(handling.handle_async(hooks.convert(raw)))
-        window.append((raw, task))
-
+    window = _Window(hooks, handling, stop, concurrency)
+    entries = window.entries
+    pump = asyncio.get_running_loop().create_task(
+        window.pump(max_messages, idle_timeout, poll_interval)
+    )
     try:
         while True:
-            verdicts: list[tuple[bool, Any]] = []
-            while window and window[0][1].done():
-                raw, task = window[0]
-                if task.exception() is not None:
-                    break  # raised below, after what settled before it
-                window.popleft()
-                ok = task.result()
-                if rewind:
-                    rewind -= 1
-                    started -= 1  # it comes again
-                    verdicts.append((False, raw))
-                elif ok:
-                    verdicts.append((True, raw))
-                    handled += 1
-                elif hooks.gives_back:
-                    started -= 1
-                    verdicts.append((False, raw))
-                    rewind = len(window)
-                else:
-                    again.append(raw)
+            if pump.done() and pump.exception() is not None:
+                break  # a receiver error: raised below
+            if not entries:
+                if not window.pumping:
+                    break
+                window.arrived.clear()
+                await window.arrived.wait()
+                continue
+            head = entries[0][1]
+            if not head.done():
+                await asyncio.wait((head,))
+            verdicts = window.verdicts()
             if verdicts:
                 await hooks.settle(verdicts)
-            if window and window[0][1].done() and window[0][1].exception() is not None:
-                raw, task = window.popleft()
+                window.room.set()
+            elif entries and entries[0][1].done():  # it raised: serving stops
+                raw, task = entries.popleft()
                 await hooks.settle([(False, raw)])
-                task.result()  # the exception of ``on_message``: serving stops
-            taking = not stop and (max_messages is None or started < max_messages)
-            while again and len(window) < concurrency and not stop:
-                start(again.popleft())
-            if taking and polling is None and len(window) < concurrency:
-                timeout = _BUSY_POLL if window else poll_interval
-                polling = loop.create_task(hooks.poll(min(timeout, poll_interval)))
-            if polling is None and not window:
-                break
-            waiting: set[asyncio.Future[Any]] = {window[0][1]} if window else set()
-            if polling is not None:
-                waiting.add(polling)
-            await asyncio.wait(
-                waiting, timeout=poll_interval, return_when=asyncio.FIRST_COMPLETED
-            )
-            if polling is not None and polling.done():
-                raw = polling.result()
-                polling = None
-                if raw is not None:
-                    started += 1
-                    last = loop.time()
-                    start(raw)
-                elif (
-                    not window
-                    and idle_timeout is not None
-                    and loop.time() - last >= idle_timeout
-                ):
-                    break
+                task.result()
+        pump.result()  # a receiver error
     finally:
-        await _give_back_all(hooks, window, polling)
-    return handled
+        await _give_back(hooks, entries, pump)
+    return window.handled
 
 
-async def _give_back_all(
-    hooks: _ThreadHooks | _AsyncHooks,
-    window: deque[tuple[Any, asyncio.Future[bool]]],
-    polling: asyncio.Future[Any] | None,
+async def _give_back(
+    hooks: Hooks,
+    entries: deque[tuple[Any, asyncio.Task[bool]]],
+    pump: asyncio.Task[None],
 ) -> None:
-    """Stopping on an error: cancel the handlers and give back what is in hand."""
-    in_hand = [raw for raw, _ in window]
-    for _, task in window:
+    """Stopping on an error: end the pump and the handlers, give back what is in hand."""
+    pump.cancel()
+    for _, task in entries:
         task.cancel()
-    if window:
-        await asyncio.gather(*(t for _, t in window), return_exceptions=True)
-    if polling is not None:
-        with contextlib.suppress(BaseException):
-            raw = await polling
-            if raw is not None:
-                in_hand.append(raw)
-    if in_hand:
-        await hooks.settle([(False, raw) for raw in in_hand])
+    await asyncio.gather(pump, *(t for _, t in entries), return_exceptions=True)
+    if entries:
+        await hooks.settle([(False, raw) for raw, _ in entries])
+        entries.clear()
