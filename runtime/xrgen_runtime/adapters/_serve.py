@@ -317,6 +317,10 @@ class _AsyncHooks:
 
     async def poll(self, timeout: float, most: int) -> list[Any]:
         r = self._r
+        many = getattr(r, "_poll_many", None)
+        if many is not None:  # a blocking receiver's calls in its own thread: one call
+            got: list[Any] = await many(timeout, most)
+            return got
         raw = await r._poll(timeout)
         if raw is None:
             return []
@@ -417,7 +421,9 @@ class _Window:
                     and loop.time() - last >= idle_timeout
                 ):
                     break
-                await asyncio.sleep(0)  # a receiver that returned at once: let handlers run
+                await asyncio.sleep(
+                    0
+                )  # a receiver that returned at once: let handlers run
         finally:
             self.pumping = False
             self.arrived.set()
