@@ -193,6 +193,10 @@ class DispatcherBase:
         c.is_async = inspect.iscoroutinefunction(handler)
         return handler
 
+    def handlers(self) -> dict[str, Handler]:
+        """The registered handlers by message id (catalog order)."""
+        return {c.id: c.handler for c in self._by_id.values() if c.handler is not None}
+
     def on(self, message_id: str) -> Callable[[H], H]:
         """Decorator registering ``handler(event, params)`` for ``message_id``."""
 

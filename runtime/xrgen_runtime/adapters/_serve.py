@@ -34,14 +34,14 @@ import signal
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol
 
 from .._retry import Retry
 from ._handling import Handling, Stop, offload_to
 
-__all__ = ["Receiving", "serve", "serve_async"]
+__all__ = ["Receiving", "serve", "serve_async", "signals_calling"]
 
 _SIGNALS = (signal.SIGTERM, signal.SIGINT)
 #: the poll timeout while messages are in hand (a blocking receiver's acknowledgements wait
@@ -68,15 +68,31 @@ class Receiving(Protocol):
 @contextlib.contextmanager
 def _signals(stop: Stop, enabled: bool) -> Iterator[None]:
     """SIGTERM and SIGINT set ``stop`` (the main thread only); a second one interrupts."""
+
+    def on_first() -> None:
+        stop.signalled = True
+
+    with signals_calling(on_first, enabled):
+        yield
+
+
+@contextlib.contextmanager
+def signals_calling(on_first: Callable[[], None], enabled: bool = True) -> Iterator[None]:
+    """The first SIGTERM or SIGINT calls ``on_first``, a second one raises
+    ``KeyboardInterrupt``; the previous handlers come back on exit (the main thread only:
+    elsewhere nothing changes)."""
     if not enabled or threading.current_thread() is not threading.main_thread():
         yield
         return
     previous = {sig: signal.getsignal(sig) for sig in _SIGNALS}
+    seen = False
 
     def on_signal(signum: int, frame: object) -> None:
-        if stop.signalled:
+        nonlocal seen
+        if seen:
             raise KeyboardInterrupt
-        stop.signalled = True
+        seen = True
+        on_first()
 
     for sig in _SIGNALS:
         signal.signal(sig, on_signal)
