@@ -47,6 +47,9 @@ _SIGNALS = (signal.SIGTERM, signal.SIGINT)
 #: the poll timeout while messages are in hand (a blocking receiver's acknowledgements wait
 #: for its poll: seconds)
 _BUSY_POLL = 0.02
+#: the poll timeout for more messages after one arrived (a positive one: some clients refuse
+#: 0, nats-py's JetStream ``fetch`` among them)
+_DRAIN = 0.001
 
 
 class Receiving(Protocol):
@@ -307,7 +310,7 @@ def _poll_many(receiver: Receiving, timeout: float, most: int) -> list[Any]:
         return []
     got = [raw]
     while len(got) < most:
-        raw = receiver._poll(0.0)
+        raw = receiver._poll(_DRAIN)
         if raw is None:
             break
         got.append(raw)
@@ -342,7 +345,7 @@ class _AsyncHooks:
             return []
         got = [raw]
         while len(got) < most:
-            raw = await r._poll(0.0)
+            raw = await r._poll(_DRAIN)
             if raw is None:
                 break
             got.append(raw)
