@@ -2,7 +2,8 @@
 3.1.1, AMQP 1.0 on RabbitMQ, NATS core and JetStream): async handlers awaited before the
 acknowledgement (concurrency 1 included), handler errors retried in the process then sent to
 the catalog's dead-letter destination with the reason, a raising dead-letter callback leaving
-the message unacknowledged (it comes back), and ``concurrency`` running that many handlers."""
+the message unacknowledged (it comes back), and ``concurrency`` running that many handlers.
+"""
 
 from __future__ import annotations
 
@@ -252,8 +253,31 @@ def test_concurrency_runs_that_many_handlers_at_once(
 
     with receiver(srv, b) as r:
         send(srv, b, list(range(12)))
-        n = r.run(dispatcher(srv, handle), max_messages=12, idle_timeout=20, concurrency=4)
+        n = r.run(
+            dispatcher(srv, handle), max_messages=12, idle_timeout=20, concurrency=4
+        )
     assert n == 12 and sorted(jobs.done) == list(range(12))
     assert jobs.most == 4
     if b.keeps:
         assert drain(srv, b) == []
+
+
+def test_the_blocking_nats_shapes_inside_an_event_loop_are_the_deprecated_awaitables(
+    srv: ModuleType, request: pytest.FixtureRequest
+) -> None:
+    b = binding("nats", request)
+    got: list[int] = []
+
+    async def main() -> None:
+        with pytest.deprecated_call():
+            rx = srv.ENDPOINTS["srv.nats.in"].receiver(**b.where)
+        with pytest.deprecated_call():
+            tx = srv.ENDPOINTS["srv.nats.out"].sender(**b.where)
+        async with rx as r, tx as s:  # the awaitables of earlier releases still work
+            receipt = await s.send(job(srv, 3))
+            assert receipt.destination == f"jobs.{b.where['run']}.in"
+            d = dispatcher(srv, lambda event, params: got.append(event.data.job))
+            await r.run(d, max_messages=1, idle_timeout=10, handle_signals=False)
+
+    asyncio.run(main())
+    assert got == [3]
