@@ -212,6 +212,15 @@ class DispatcherBase:
 
         Never raises; returns what happened (see :class:`DispatchResult`).
         """
+        # the usual message, without ``_decode``'s frame (which any other one takes)
+        wire = _wires.get(message.__class__)
+        if wire is not None and _observer is None and wire[1](message):
+            try:
+                event = wire[2](message)
+            except Exception:
+                pass  # ``_decode`` below says why, as for any other input
+            else:
+                return self._run_sync(event, wire[0], message)
         decoded = self._decode(message)
         if type(decoded) is PendingDead:
             if _observer is not None:
