@@ -24,7 +24,9 @@ JOB = {
 GROUPS = ["/messagegroups/srv.jobs"]
 
 
-def _ep(usage: str, protocol: str, uri: str | None, options: dict[str, Any], **kw: Any) -> Any:
+def _ep(
+    usage: str, protocol: str, uri: str | None, options: dict[str, Any], **kw: Any
+) -> Any:
     return _endpoint([usage], protocol, uri, options, groups=GROUPS, **kw)
 
 
@@ -32,7 +34,11 @@ KAFKA = "{host}:{kafkaport}"
 MQTT = "mqtt://{host}:{mqttport}"
 AMQP = "amqp://{host}:{amqpport}"
 NATS = "nats://{host}:{natsport}"
-KAFKA_IN = {"consumergroup": "g-{run}", "autooffsetreset": "earliest", "enableautocommit": False}
+KAFKA_IN = {
+    "consumergroup": "g-{run}",
+    "autooffsetreset": "earliest",
+    "enableautocommit": False,
+}
 
 CATALOG: dict[str, Any] = {
     "messagegroups": {
@@ -53,50 +59,95 @@ CATALOG: dict[str, Any] = {
         }
     },
     "endpoints": {
-        "srv.kafka.out": _ep("producer", "KAFKA", None, {"topic": "jobs-{run}"}, bootstrap=KAFKA),
+        "srv.kafka.out": _ep(
+            "producer", "KAFKA", None, {"topic": "jobs-{run}"}, bootstrap=KAFKA
+        ),
         "srv.kafka.in": _ep(
-            "consumer", "KAFKA", None,
-            {"topic": "jobs-{run}", **KAFKA_IN, "deadletter": "jobs-{run}-dlq"}, bootstrap=KAFKA,
+            "consumer",
+            "KAFKA",
+            None,
+            {"topic": "jobs-{run}", **KAFKA_IN, "deadletter": "jobs-{run}-dlq"},
+            bootstrap=KAFKA,
         ),
         "srv.kafka.dlq": _ep(
-            "consumer", "KAFKA", None, {"topic": "jobs-{run}-dlq", **KAFKA_IN}, bootstrap=KAFKA
+            "consumer",
+            "KAFKA",
+            None,
+            {"topic": "jobs-{run}-dlq", **KAFKA_IN},
+            bootstrap=KAFKA,
         ),
-        "srv.mqtt5.out": _ep("producer", "MQTT/5.0", MQTT, {"topic": "jobs/{run}/in", "qos": 1}),
+        "srv.mqtt5.out": _ep(
+            "producer", "MQTT/5.0", MQTT, {"topic": "jobs/{run}/in", "qos": 1}
+        ),
         "srv.mqtt5.in": _ep(
-            "consumer", "MQTT/5.0", MQTT,
-            {"topicfilter": "jobs/{run}/in", "qos": 1, "cleanstart": False,
-             "sessionexpiryinterval": 300, "deadletter": "jobs/{run}/dlq"},
+            "consumer",
+            "MQTT/5.0",
+            MQTT,
+            {
+                "topicfilter": "jobs/{run}/in",
+                "qos": 1,
+                "cleanstart": False,
+                "sessionexpiryinterval": 300,
+                "deadletter": "jobs/{run}/dlq",
+            },
         ),
         "srv.mqtt5.dlq": _ep(
-            "consumer", "MQTT/5.0", MQTT,
-            {"topicfilter": "jobs/{run}/dlq", "qos": 1, "cleanstart": False,
-             "sessionexpiryinterval": 300},
+            "consumer",
+            "MQTT/5.0",
+            MQTT,
+            {
+                "topicfilter": "jobs/{run}/dlq",
+                "qos": 1,
+                "cleanstart": False,
+                "sessionexpiryinterval": 300,
+            },
         ),
         "srv.mqtt3.out": _ep(
-            "producer", "MQTT/3.1.1", MQTT, {"topic": "jobs3/{run}/in", "qos": 1},
+            "producer",
+            "MQTT/3.1.1",
+            MQTT,
+            {"topic": "jobs3/{run}/in", "qos": 1},
             mode="structured",
         ),
         "srv.mqtt3.in": _ep(
-            "consumer", "MQTT/3.1.1", MQTT,
-            {"topicfilter": "jobs3/{run}/in", "qos": 1, "cleansession": False,
-             "deadletter": "jobs3/{run}/dlq"},
+            "consumer",
+            "MQTT/3.1.1",
+            MQTT,
+            {
+                "topicfilter": "jobs3/{run}/in",
+                "qos": 1,
+                "cleansession": False,
+                "deadletter": "jobs3/{run}/dlq",
+            },
         ),
         "srv.mqtt3.dlq": _ep(
-            "consumer", "MQTT/3.1.1", MQTT,
+            "consumer",
+            "MQTT/3.1.1",
+            MQTT,
             {"topicfilter": "jobs3/{run}/dlq", "qos": 1, "cleansession": False},
         ),
-        "srv.amqp.out": _ep("producer", "AMQP/1.0", AMQP, {"node": "/queue/jobs-{run}"}),
+        "srv.amqp.out": _ep(
+            "producer", "AMQP/1.0", AMQP, {"node": "/queue/jobs-{run}"}
+        ),
         "srv.amqp.in": _ep(
-            "consumer", "AMQP/1.0", AMQP,
+            "consumer",
+            "AMQP/1.0",
+            AMQP,
             {"node": "/queue/jobs-{run}", "deadletter": "/queue/jobs-{run}-dlq"},
         ),
-        "srv.amqp.dlq": _ep("consumer", "AMQP/1.0", AMQP, {"node": "/queue/jobs-{run}-dlq"}),
+        "srv.amqp.dlq": _ep(
+            "consumer", "AMQP/1.0", AMQP, {"node": "/queue/jobs-{run}-dlq"}
+        ),
         "srv.nats.out": _ep("producer", "NATS", NATS, {"subject": "jobs.{run}.in"}),
         "srv.nats.in": _ep(
-            "consumer", "NATS", NATS,
+            "consumer",
+            "NATS",
+            NATS,
             {"subjectfilter": "jobs.{run}.in", "deadletter": "jobs.{run}.dlq"},
         ),
-        "srv.nats.dlq": _ep("consumer", "NATS", NATS, {"subjectfilter": "jobs.{run}.dlq"}),
+        "srv.nats.dlq": _ep(
+            "consumer", "NATS", NATS, {"subjectfilter": "jobs.{run}.dlq"}
+        ),
     },
 }
 
@@ -138,7 +189,9 @@ def binding(name: str, request: pytest.FixtureRequest) -> Binding:
         from .conftest import KAFKA_CONSUMER
 
         config = {"config": KAFKA_CONSUMER}
-        return Binding(name, {"host": host, "kafkaport": port, "run": run}, config, config)
+        return Binding(
+            name, {"host": host, "kafkaport": port, "run": run}, config, config
+        )
     if name in ("mqtt5", "mqtt3"):
         port = str(request.getfixturevalue("mqtt_port"))
         return Binding(

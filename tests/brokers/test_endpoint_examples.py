@@ -54,7 +54,9 @@ def test_example(
     host, port = _where(binding, request)
     env = {"SHOP_PATH": str(shop_path), "BINDING": binding, "HOST": host, "PORT": port}
     if binding == "amqp":  # RabbitMQ's login, as a deployment sets it
-        userinfo = request.getfixturevalue("amqp_url").split("//", 1)[1].rsplit("@", 1)[0]
+        userinfo = (
+            request.getfixturevalue("amqp_url").split("//", 1)[1].rsplit("@", 1)[0]
+        )
         user, _, password = userinfo.partition(":")
         env |= {"XRGEN_USERNAME": user, "XRGEN_PASSWORD": password}
     proc = subprocess.run(

@@ -41,7 +41,9 @@ def call(app: Any, message: Any) -> int:
 
 @pytest.fixture(scope="module")
 def wire(acme: ModuleType) -> Any:
-    return http.encode(example_event(acme, READING), "binary")  # its own method and path
+    return http.encode(
+        example_event(acme, READING), "binary"
+    )  # its own method and path
 
 
 def test_an_async_handler_is_awaited_before_the_answer(

@@ -80,7 +80,9 @@ def _signals(stop: Stop, enabled: bool) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def signals_calling(on_first: Callable[[], None], enabled: bool = True) -> Iterator[None]:
+def signals_calling(
+    on_first: Callable[[], None], enabled: bool = True
+) -> Iterator[None]:
     """The first SIGTERM or SIGINT calls ``on_first``, a second one raises
     ``KeyboardInterrupt``; the previous handlers come back on exit (the main thread only:
     elsewhere nothing changes)."""
