@@ -68,6 +68,19 @@ def receiver(srv: ModuleType, b: Binding, **kw: Any) -> Any:
     return srv.ENDPOINTS[f"srv.{b.prefix}.in"].receiver(**b.where, **b.receiving, **kw)
 
 
+def receiving(srv: ModuleType, b: Binding, jobs: list[int]) -> Any:
+    """A receiver of the consumer endpoint, and ``jobs`` sent to it: after it subscribed
+    (MQTT and core NATS deliver to subscriptions only), except on Kafka, where a consumer
+    created before its topic exists would not see the topic for minutes (metadata refresh).
+    """
+    if b.name == "kafka":
+        send(srv, b, jobs)
+        return receiver(srv, b)
+    r = receiver(srv, b)
+    send(srv, b, jobs)
+    return r
+
+
 def drain(srv: ModuleType, b: Binding, idle: float = 2.0) -> list[Any]:
     """The messages still waiting for the consumer endpoint (a fresh receiver)."""
     got: list[Any] = []
@@ -113,9 +126,8 @@ def test_async_handler_is_awaited_before_the_acknowledgement(
         await asyncio.sleep(0.02)
         jobs.leave(event.data.job)
 
-    with receiver(srv, b) as r:  # subscribed before the messages are sent
-        send(srv, b, list(range(5)))
-        assert r.run(dispatcher(srv, handle), max_messages=5, idle_timeout=20) == 5
+    with receiving(srv, b, list(range(5))) as r:
+        assert r.run(dispatcher(srv, handle), max_messages=5, idle_timeout=60) == 5
     assert sorted(jobs.done) == list(range(5))
     if b.keeps:
         assert drain(srv, b) == []  # every one acknowledged
@@ -167,15 +179,18 @@ def test_handler_errors_are_retried_then_published_to_the_dead_letter_destinatio
             )
         )
     )
+    if b.name == "kafka":  # the topic first (see ``receiving``)
+        send(srv, b, [0, 1, 2])
     serving.start()
     wait_until(lambda: health.is_ready or not serving.is_alive(), 30, "serving")
-    send(srv, b, [0, 1, 2])
+    if b.name != "kafka":
+        send(srv, b, [0, 1, 2])
     serving.join(60)
     assert served == [3]
     assert jobs.calls.count(1) == 3 and jobs.calls.count(0) == jobs.calls.count(2) == 1
     dead: list[Any] = []
     with dlq or dlq_endpoint.receiver(**b.where, **b.reading) as r:
-        r.run(dead.append, max_messages=1, idle_timeout=20, handle_signals=False)
+        r.run(dead.append, max_messages=1, idle_timeout=60, handle_signals=False)
     assert len(dead) == 1
     event = srv.consumer.Dispatcher()
     got: list[int] = []
@@ -207,8 +222,7 @@ def test_a_raising_dead_letter_callback_leaves_the_message_unacknowledged(
 
     timer = threading.Timer(60, stop.set)  # a guard: the test fails below if it fires
     timer.start()
-    with receiver(srv, b) as r:
-        send(srv, b, [7])
+    with receiving(srv, b, [7]) as r:
         handled = r.run(
             dispatcher(srv, poison, dead_letter=refuse),
             stop=stop,
@@ -251,10 +265,9 @@ def test_concurrency_runs_that_many_handlers_at_once(
             time.sleep(0.3)
             jobs.leave(event.data.job)
 
-    with receiver(srv, b) as r:
-        send(srv, b, list(range(12)))
+    with receiving(srv, b, list(range(12))) as r:
         n = r.run(
-            dispatcher(srv, handle), max_messages=12, idle_timeout=20, concurrency=4
+            dispatcher(srv, handle), max_messages=12, idle_timeout=60, concurrency=4
         )
     assert n == 12 and sorted(jobs.done) == list(range(12))
     assert jobs.most == 4
