@@ -81,8 +81,10 @@ def receiving(srv: ModuleType, b: Binding, jobs: list[int]) -> Any:
     return r
 
 
-def drain(srv: ModuleType, b: Binding, idle: float = 2.0) -> list[Any]:
-    """The messages still waiting for the consumer endpoint (a fresh receiver)."""
+def drain(srv: ModuleType, b: Binding) -> list[Any]:
+    """The messages still waiting for the consumer endpoint (a fresh receiver; a Kafka
+    consumer joins its group first, which takes seconds)."""
+    idle = 15.0 if b.name == "kafka" else 2.0
     got: list[Any] = []
     with receiver(srv, b) as r:
         r.run(got.append, idle_timeout=idle, handle_signals=False)
