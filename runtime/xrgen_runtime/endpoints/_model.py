@@ -213,8 +213,10 @@ class Endpoint(Generic[D]):
         ``redeliver=False`` (default): a handler that raises sends the message to
         ``dead_letter`` (reason ``handler-error``) and the receiver acknowledges it.
         ``redeliver=True``: a handler that raises makes ``dispatch`` raise
-        ``HandlerError``; a receiver's ``run`` then gives the message back to the server for
-        redelivery and goes on serving.
+        ``HandlerError``; a receiver's ``run`` then calls the handler again per its ``retry``
+        policy and, when the attempts are used up, delivers the dead letter before it
+        acknowledges (docs/serving.md). A ``dead_letter`` that raises leaves the message
+        unacknowledged: the receiver gives it back.
         """
         d: Any = self.dispatcher_class(dead_letter)  # type: ignore[call-arg]
         if redeliver:
