@@ -41,7 +41,7 @@ class Log:
 
 
 class Memory(PollingReceiver[Any, Any]):
-    """A blocking receiver over a list of wire messages; ``_nack`` puts one back in front."""
+    """A blocking receiver over a list of wire messages; ``_nack`` puts one back."""
 
     def __init__(self, messages: list[Any], log: Log, gives_back: bool = True) -> None:
         self.queue: deque[tuple[int, Any]] = deque(enumerate(messages))
@@ -58,8 +58,9 @@ class Memory(PollingReceiver[Any, Any]):
         self.log.add("ack", raw[0])
 
     def _nack(self, raw: Any) -> None:
+        """Back into the queue at its place (as a broker redelivers: in order)."""
         self.log.add("nack", raw[0])
-        self.queue.appendleft(raw)
+        self.queue = deque(sorted([*self.queue, raw], key=lambda item: item[0]))
 
     def _gives_back(self) -> bool:
         return self.back
@@ -433,3 +434,44 @@ def test_max_messages_and_concurrency_are_checked(wires: list[Any]) -> None:
         run(Memory(wires, log), lambda w: None, concurrency=0)
     with pytest.raises(ValueError, match="attempts"):
         Retry(attempts=0)
+
+
+class SlowSecond(Memory):
+    """Message 1 is received only 0.3 s after message 0: a poll in flight while message 0
+    is given back (its dead letter refused), returning after the server took 0 back."""
+
+    def __init__(self, messages: list[Any], log: Log) -> None:
+        super().__init__(messages, log)
+        self.polls = 0
+
+    def _poll(self, timeout: float) -> Any:
+        if self.queue and self.queue[0][0] == 1 and self.polls < 2:
+            self.polls += 1
+            if self.polls == 1:
+                return None  # not in the batch of message 0
+            time.sleep(0.3)  # the next poll, in flight while message 0 goes back
+        return super()._poll(timeout)
+
+
+def test_a_message_received_while_an_earlier_one_went_back_goes_back_too(
+    acme: ModuleType, wires: list[Any]
+) -> None:
+    log = Log()
+    refused: list[str] = []
+
+    def dead_letter(wire: Any, reason: str, detail: str) -> None:
+        if not refused:
+            refused.append(reason)
+            raise ConnectionError("refused once")
+
+    d = acme.consumer.Dispatcher(dead_letter=dead_letter)
+
+    @d.on(READING)
+    def handle(event: Any, params: dict[str, str]) -> None:
+        if number(event) == 0:
+            raise ValueError("to the dead letter")
+        log.add("handled", number(event))
+
+    assert run(SlowSecond(wires[:2], log), d, concurrency=3, retry=FAST) == 2
+    assert log.of("ack") == [0, 1]  # none acknowledged past the message given back
+    assert log.of("nack")[0] == 0

@@ -382,6 +382,7 @@ class _Window:
         "started",
         "handled",
         "rewind",
+        "generation",
         "room",
         "arrived",
         "pumping",
@@ -394,11 +395,14 @@ class _Window:
         self.handling = handling
         self.stop = stop
         self.limit = limit
-        self.entries: deque[tuple[Any, asyncio.Task[bool]]] = deque()
+        self.entries: deque[tuple[Any, asyncio.Future[bool]]] = deque()
         self.again: deque[Any] = deque()  # unacknowledged, to hand to the handler again
         self.started = self.handled = 0
         #: entries still in the window that go back with an earlier message
         self.rewind = 0
+        #: counts the messages given back: a poll that started before one was given back
+        #: may hold messages received before the server took it back (they go back too)
+        self.generation = 0
         self.room = asyncio.Event()  # set when an entry left the window
         self.arrived = asyncio.Event()  # set when an entry came in, or the pump ended
         self.pumping = True
@@ -429,7 +433,11 @@ class _Window:
                     if free <= 0:
                         break
                 timeout = _BUSY_POLL if self.entries else poll_interval
+                generation = self.generation
                 got = await self.hooks.poll(min(timeout, poll_interval), free)
+                if got and generation != self.generation:
+                    self.stale(got)
+                    continue
                 if got:
                     self.started += len(got)
                     last = loop.time()
@@ -448,6 +456,18 @@ class _Window:
         finally:
             self.pumping = False
             self.arrived.set()
+
+    def stale(self, got: list[Any]) -> None:
+        """Messages polled while an earlier one was given back: they go back after it, in
+        order, unhandled."""
+        loop = asyncio.get_running_loop()
+        for raw in got:
+            done: asyncio.Future[bool] = loop.create_future()
+            done.set_result(False)
+            self.entries.append((raw, done))
+        self.started += len(got)
+        self.rewind += len(got)
+        self.arrived.set()
 
     def verdicts(self) -> list[tuple[bool, Any]]:
         """The finished entries at the front that settle now, oldest first (up to the first
@@ -470,6 +490,7 @@ class _Window:
                 self.started -= 1
                 out.append((False, raw))
                 self.rewind = len(entries)
+                self.generation += 1
             else:
                 self.again.append(raw)
         return out
@@ -519,7 +540,7 @@ async def _concurrent(
 
 async def _give_back(
     hooks: Hooks,
-    entries: deque[tuple[Any, asyncio.Task[bool]]],
+    entries: deque[tuple[Any, asyncio.Future[bool]]],
     pump: asyncio.Task[None],
 ) -> None:
     """Stopping on an error: end the pump and the handlers, give back what is in hand."""
