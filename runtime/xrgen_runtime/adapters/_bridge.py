@@ -26,9 +26,9 @@ from typing import Any, Self
 
 from .._retry import Retry
 from ..endpoints._connecting import Connecting
+from ._concurrent import poll_many
 from ._loop import AsyncPollingReceiver, PollingReceiver
 from ._sender import Receipt
-from ._serve import _poll_many
 
 __all__ = [
     "AsyncReceiverOf",
@@ -232,7 +232,7 @@ class AsyncReceiverOf(AsyncPollingReceiver[Any, Any]):
 
     async def _poll_many(self, timeout: float, most: int) -> list[Any]:
         """Up to ``most`` messages in one call of the receiver's thread (``_serve``)."""
-        got: list[Any] = await self._in_own(_poll_many, self._receiver, timeout, most)
+        got: list[Any] = await self._in_own(poll_many, self._receiver, timeout, most)
         return got
 
     def _convert(self, raw: Any) -> Any:
