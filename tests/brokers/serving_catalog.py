@@ -148,6 +148,18 @@ CATALOG: dict[str, Any] = {
         "srv.nats.dlq": _ep(
             "consumer", "NATS", NATS, {"subjectfilter": "jobs.{run}.dlq"}
         ),
+        "srv.http.hook": _ep(
+            "producer",
+            "HTTP",
+            "http://{host}:{httpport}/jobs/{run}",
+            {"method": "POST"},
+        ),
+        "srv.http.pull": _ep(
+            "consumer",
+            "HTTP",
+            "http://{host}:{httpport}/jobs/{run}",
+            {"method": "GET", "deadletter": "http://{host}:{httpport}/dead/{run}"},
+        ),
     },
 }
 

@@ -296,3 +296,110 @@ def test_the_blocking_nats_shapes_inside_an_event_loop_are_the_deprecated_awaita
 
     asyncio.run(main())
     assert got == [3]
+
+
+# ------------------------------------------------------------------ HTTP (a uvicorn server)
+
+
+class Pull:
+    """The server of a pull consumer at ``/jobs/<run>`` (each request: the next message,
+    200, or 204 when none is left) and a dead-letter target at ``/dead/<run>``."""
+
+    def __init__(self, messages: list[Any]) -> None:
+        self.messages = list(messages)
+        self.dead: list[tuple[dict[str, str], bytes]] = []
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        if scope["path"].startswith("/dead/"):
+            body = b""
+            while True:
+                event = await receive()
+                body += event.get("body", b"")
+                if not event.get("more_body"):
+                    break
+            headers = {k.decode(): v.decode() for k, v in scope["headers"]}
+            self.dead.append((headers, body))
+            await _answer(send, 202, [], b"")
+        elif self.messages:
+            msg = self.messages.pop(0)
+            headers = [(k.encode(), v.encode()) for k, v in msg.headers]
+            await _answer(send, 200, headers, msg.body)
+        else:
+            await _answer(send, 204, [], b"")
+
+
+async def _answer(send: Any, status: int, headers: list[Any], body: bytes) -> None:
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def _http_where() -> dict[str, str]:
+    from netutil import free_port
+
+    return {"host": "127.0.0.1", "httpport": str(free_port()), "run": "r1"}
+
+
+def test_http_pull_retries_then_posts_the_dead_letter(srv: ModuleType) -> None:
+    from .test_endpoints import serving
+
+    where = _http_where()
+    from xrgen_runtime.bindings import http
+
+    wires = [
+        http.encode(job(srv, n), "binary", method="GET", path="/") for n in range(3)
+    ]
+    app = Pull(wires)
+    jobs = Jobs()
+
+    async def handle(event: Any, params: dict[str, str]) -> None:
+        jobs.enter(event.data.job)
+        jobs.leave(event.data.job)
+        if event.data.job == 1:
+            raise ValueError("job 1 always fails")
+
+    with serving(app, int(where["httpport"])):
+        handled = App(dispatcher(srv, handle), retry=FAST).serve(
+            "srv.http.pull",
+            max_messages=3,
+            idle_timeout=10,
+            handle_signals=False,
+            **where,
+        )
+    assert handled == 3 and jobs.calls.count(1) == 3
+    [(headers, body)] = app.dead
+    assert headers[REASON_HEADER] == "handler-error"
+    assert "(after 3 attempts)" in headers[DETAIL_HEADER]
+    assert body == wires[1].body
+
+
+def test_http_served_endpoint_answers_503_until_the_dead_letter_is_delivered(
+    srv: ModuleType,
+) -> None:
+    from xrgen_runtime.adapters._http_receipts import HttpSendError
+
+    from .test_endpoints import serving
+
+    where = _http_where()
+    hook = srv.ENDPOINTS["srv.http.hook"]
+    delivered: list[str] = []
+
+    def dead_letter(wire: Any, reason: str, detail: str) -> None:
+        if not delivered:
+            delivered.append("refused")
+            raise ConnectionError("dead-letter store down")
+        delivered.append(reason)
+
+    def poison(event: Any, params: dict[str, str]) -> None:
+        raise ValueError("poison")
+
+    d = dispatcher(srv, poison, dead_letter=dead_letter, redeliver=True)
+    app = hook.receiver(**where, on_message=d)
+    with serving(app, int(where["httpport"])), hook.sender(**where) as s:
+        with pytest.raises(HttpSendError) as refused:
+            s.send(job(srv, 5)).result()
+        assert refused.value.response.status == 503  # not handled: send it again
+        receipt = s.send(job(srv, 5)).result()  # the sender's retry
+        assert receipt.status == 202
+    assert delivered == ["refused", "handler-error"]
