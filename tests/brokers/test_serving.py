@@ -1,5 +1,6 @@
 """Serving against the real servers, per binding (Kafka through the test broker, MQTT 5 and
-3.1.1, AMQP 1.0 on RabbitMQ, NATS core and JetStream): async handlers awaited before the
+3.1.1, AMQP 1.0 on RabbitMQ, NATS core and JetStream; HTTP pull and a served HTTP endpoint on
+uvicorn): async handlers awaited before the
 acknowledgement (concurrency 1 included), handler errors retried in the process then sent to
 the catalog's dead-letter destination with the reason, a raising dead-letter callback leaving
 the message unacknowledged (it comes back), and ``concurrency`` running that many handlers.

@@ -63,6 +63,10 @@ Modules:
 
 One module per binding, named by the binding's declaration
 (``xrgen_runtime.bindings.BINDINGS[name].adapter_module``); ``_sender`` holds what the senders
-share (``close`` flushes, then releases the client; context managers), ``_loop`` the receive
-loops.
+share (``Receipt`` and ``SendError``, exported here; ``close`` flushes, then releases the
+client; context managers), ``_loop`` the receive loops.
 """
+
+from ._sender import Receipt, SendError
+
+__all__ = ["Receipt", "SendError"]
