@@ -42,9 +42,16 @@ class EndpointOption:
     default_roles: frozenset[str] = _ALL_ROLES
 
 
+#: options every binding's endpoints take beside the rc4 ones, read by the runtime's serving
+#: (docs/serving.md): ``deadletter``, the topic, queue node, subject or URL where a consumer
+#: publishes the messages no handler took
+SERVICE_OPTIONS: Mapping[str, EndpointOption] = {"deadletter": EndpointOption("string")}
+
+
 @dataclass(frozen=True, slots=True)
 class EndpointOptions:
-    """The rc4 endpoint model of one binding (one canonical protocol id)."""
+    """The rc4 endpoint model of one binding (one canonical protocol id), with the
+    :data:`SERVICE_OPTIONS`."""
 
     protocol: str
     #: rc4 option name -> its declaration
@@ -76,6 +83,9 @@ class EndpointOptions:
     #: whether a routing value holds a wildcard of the protocol (outside its placeholders)
     wildcard: Callable[[str], bool] = lambda value: False
     check: EndpointCheck | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "options", {**SERVICE_OPTIONS, **self.options})
 
     def is_filter(self, value: str) -> bool:
         """A subscription filter: wildcards, or (older catalogs) a comma list of filters."""

@@ -34,11 +34,16 @@ callback's log line never carries raw CR/LF whatever the input. Reasons:
 ``bindings._shape``), ``decode-error``, ``unknown-type``, ``no-match``,
 ``validation-error``, ``no-handler``, ``handler-error``,
 ``async-handler-in-sync-dispatch`` and (for bugs only) ``internal-error``. Nothing raises out
-of ``dispatch``: a failing dead-letter callback is logged. The one exception is a dispatcher
-set to give handler errors back (``handler_errors = "raise"``): a handler that raises then
-makes ``dispatch`` raise ``HandlerError`` instead of dead-lettering the message.
+of ``dispatch``: a dead-letter callback that raises is logged, and the result says so
+(``DispatchResult.settled`` is ``False``): a receiver's ``run`` then leaves the message
+unacknowledged and gives it back. The one exception is a dispatcher set to give handler
+errors back (``handler_errors = "raise"``): a handler that raises then makes ``dispatch``
+raise ``HandlerError`` instead of dead-lettering the message; the error carries the dead
+letter for the receiver to deliver once its retries are used up (``HandlerError.dead_letter``).
 
-Async handlers: :meth:`DispatcherBase.dispatch_async` awaits them. The synchronous
+Async handlers: :meth:`DispatcherBase.dispatch_async` awaits them (and runs synchronous
+handlers through ``offload`` when given: a receiver serving at a concurrency above one runs
+them in its threads). The synchronous
 :meth:`DispatcherBase.dispatch` runs an async handler with ``asyncio.run`` when no event loop
 is running in the thread; inside a running loop it cannot wait for it, so it dead-letters the
 message with reason ``async-handler-in-sync-dispatch`` (use ``dispatch_async`` there).
@@ -59,6 +64,7 @@ import asyncio
 import inspect
 import logging
 from collections.abc import Awaitable, Callable, Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._definitions import MessageDef
@@ -106,6 +112,8 @@ _log = logging.getLogger(__name__)
 _observer: Observer | None = None
 
 H = TypeVar("H", bound=Callable[..., Any])
+#: ``offload(handler, event, params)``: runs a synchronous handler for ``dispatch_async``
+Offload = Callable[[Handler, Event[Any], dict[str, str]], Awaitable[object]]
 
 #: wire message type -> its binding, and the protocol family it arrives over
 _BINDING_OF_WIRE: dict[type, BindingSpec] = {
@@ -167,7 +175,7 @@ class DispatcherBase:
             self._by_id.setdefault(c.id, c)
         self._by_type, self._untyped = _index_by_type(compiled)
         self._plain, self._plain_any = _index_plain(compiled)
-        self._results: dict[tuple[str | None, str], DispatchResult] = {}
+        self._results: dict[tuple[str | None, str, bool], DispatchResult] = {}
 
     # ---------------------------------------------------------------- registration
 
@@ -185,6 +193,10 @@ class DispatcherBase:
         c.is_async = inspect.iscoroutinefunction(handler)
         return handler
 
+    def handlers(self) -> dict[str, Handler]:
+        """The registered handlers by message id (catalog order)."""
+        return {c.id: c.handler for c in self._by_id.values() if c.handler is not None}
+
     def on(self, message_id: str) -> Callable[[H], H]:
         """Decorator registering ``handler(event, params)`` for ``message_id``."""
 
@@ -200,6 +212,15 @@ class DispatcherBase:
 
         Never raises; returns what happened (see :class:`DispatchResult`).
         """
+        # the usual message, without ``_decode``'s frame (which any other one takes)
+        wire = _wires.get(message.__class__)
+        if wire is not None and _observer is None and wire[1](message):
+            try:
+                event = wire[2](message)
+            except Exception:
+                pass  # ``_decode`` below says why, as for any other input
+            else:
+                return self._run_sync(event, wire[0], message)
         decoded = self._decode(message)
         if type(decoded) is PendingDead:
             if _observer is not None:
@@ -218,8 +239,14 @@ class DispatcherBase:
             return _observer.process(self, self._run_sync, event, family, origin)
         return self._run_sync(event, family, origin)
 
-    async def dispatch_async(self, message: WireMessage) -> DispatchResult:
-        """:meth:`dispatch` for async code: coroutine handlers (and dead letters) are awaited."""
+    async def dispatch_async(
+        self, message: WireMessage, *, offload: Offload | None = None
+    ) -> DispatchResult:
+        """:meth:`dispatch` for async code: coroutine handlers (and dead letters) are awaited.
+
+        ``offload(handler, event, params)``, when given, runs a synchronous handler instead of
+        calling it in the event loop (e.g. in a thread: ``asyncio.to_thread``).
+        """
         decoded = self._decode(message)
         if type(decoded) is PendingDead:
             if _observer is not None:
@@ -228,11 +255,14 @@ class DispatcherBase:
                 )
             return await self._dead_async(decoded)
         event, family = decoded
+        run = (
+            self._run_async
+            if offload is None
+            else partial(self._run_async, offload=offload)
+        )
         if _observer is not None:
-            return await _observer.process_async(
-                self, self._run_async, event, family, message
-            )
-        return await self._run_async(event, family, message)
+            return await _observer.process_async(self, run, event, family, message)
+        return await run(event, family, message)
 
     async def dispatch_event_async(
         self, event: Event[Any], wire: object = None
@@ -360,9 +390,10 @@ class DispatcherBase:
         except Exception as exc:
             if _observer is not None:
                 _observer.handler_failed(exc)
+            dead = PendingDead(origin, HANDLER_ERROR, repr(exc), c.id)
             if self.handler_errors == "raise":
-                raise HandlerError(c.id) from exc
-            return self._dead(PendingDead(origin, HANDLER_ERROR, repr(exc), c.id))
+                raise HandlerError(c.id, (self, dead)) from exc
+            return self._dead(dead)
         if outcome is not None and inspect.isawaitable(outcome):
             return self._run_awaitable(c, outcome, origin)
         return c.ok
@@ -379,9 +410,10 @@ class DispatcherBase:
             except Exception as exc:
                 if _observer is not None:
                     _observer.handler_failed(exc)
+                dead = PendingDead(origin, HANDLER_ERROR, repr(exc), c.id)
                 if self.handler_errors == "raise":
-                    raise HandlerError(c.id) from exc
-                return self._dead(PendingDead(origin, HANDLER_ERROR, repr(exc), c.id))
+                    raise HandlerError(c.id, (self, dead)) from exc
+                return self._dead(dead)
             return c.ok
         if inspect.iscoroutine(awaitable):
             awaitable.close()
@@ -391,31 +423,40 @@ class DispatcherBase:
         return self._dead(PendingDead(origin, ASYNC_IN_SYNC, detail, c.id))
 
     async def _run_async(
-        self, event: Event[Any], family: str | None, origin: object
+        self,
+        event: Event[Any],
+        family: str | None,
+        origin: object,
+        offload: Offload | None = None,
     ) -> DispatchResult:
         selected = self._select(event, family, origin)
         if type(selected) is PendingDead:
             return await self._dead_async(selected)
         c, handler, new, params = selected
         try:
-            outcome = handler(new, params)
+            if offload is not None and not c.is_async:
+                outcome = await offload(handler, new, params)
+            else:
+                outcome = handler(new, params)
             if outcome is not None and inspect.isawaitable(outcome):
                 await outcome
         except Exception as exc:
             if _observer is not None:
                 _observer.handler_failed(exc)
+            dead = PendingDead(origin, HANDLER_ERROR, repr(exc), c.id)
             if self.handler_errors == "raise":
-                raise HandlerError(c.id) from exc
-            return await self._dead_async(
-                PendingDead(origin, HANDLER_ERROR, repr(exc), c.id)
-            )
+                raise HandlerError(c.id, (self, dead)) from exc
+            return await self._dead_async(dead)
         return c.ok
 
-    def _result(self, message_id: str | None, reason: str) -> DispatchResult:
-        key = (message_id, reason)
+    def _result(
+        self, message_id: str | None, reason: str, settled: bool = True
+    ) -> DispatchResult:
+        key = (message_id, reason, settled)
         result = self._results.get(key)
         if result is None:
-            result = self._results[key] = DispatchResult(False, message_id, reason)
+            result = DispatchResult(False, message_id, reason, settled)
+            self._results[key] = result
         return result
 
     def _dead(self, dead: PendingDead) -> DispatchResult:
@@ -425,6 +466,7 @@ class DispatcherBase:
                 _finish_dead_letter_sync(outcome)
         except Exception:
             _log.exception("dead-letter callback failed (reason %s)", dead.reason)
+            return self._result(dead.message_id, dead.reason, False)
         return self._result(dead.message_id, dead.reason)
 
     async def _dead_async(self, dead: PendingDead) -> DispatchResult:
@@ -434,6 +476,7 @@ class DispatcherBase:
                 await outcome
         except Exception:
             _log.exception("dead-letter callback failed (reason %s)", dead.reason)
+            return self._result(dead.message_id, dead.reason, False)
         return self._result(dead.message_id, dead.reason)
 
 

@@ -141,10 +141,10 @@ def test_async_receiver_with_concurrency(
         subject = EP["svc.nats.in"].config(**nats_where)["subject"]
         await js.add_stream(name="S" + run, subjects=[subject])
         try:
-            async with EP["svc.nats.out"].sender(**nats_where, jetstream=True) as s:
+            async with EP["svc.nats.out"].async_sender(**nats_where, jetstream=True) as s:
                 for i in range(6):
                     await s.send(order(svc, i))
-            async with EP["svc.nats.in"].receiver(**nats_where, durable="d" + run) as r:
+            async with EP["svc.nats.in"].async_receiver(**nats_where, durable="d" + run) as r:
                 return await r.run(
                     handlers.dispatcher.dispatch_async, max_messages=6, concurrency=3
                 )
@@ -331,7 +331,7 @@ def test_amqp_link_settings_reach_the_broker(
     }
     with EP["svc.amqp.out"].sender(**amqp_where, **settings) as s:
         futures = [s.send(order(svc, i)) for i in range(3)]
-    assert all(f.done() and f.result() is None for f in futures)
+    assert all(f.done() and f.result().destination for f in futures)  # Receipt
     inbox = Inbox(EP["svc.amqp.in"])
     with EP["svc.amqp.in"].receiver(
         **amqp_where, receiver_settle_mode="first", distribution_mode="move"

@@ -5,25 +5,29 @@ and validation in the dispatchers. Each adapter module imports its client librar
 module itself is imported, so ``import <package>`` never needs any client library; import
 the adapter you use (``from <package>.adapters import kafka``).
 
-Uniform API (every module):
+Uniform API (every module; docs/serving.md):
 
-- ``<X>Sender``: ``send(msg)`` hands one wire message to the client (asynchronous where the
-  client batches: it returns a handle or future and never flushes per message), ``flush(timeout)``
-  waits until everything sent so far is acknowledged by the server (raises on failures),
-  ``close()``; senders are context managers. A sender built with an ``encoder`` (as an
-  endpoint's ``sender()`` builds it) also takes typed events and encodes them.
-- ``<X>Receiver``: ``receive(timeout) -> message | None`` for pull-style use, and
-  ``run(on_message, stop=None, max_messages=None, idle_timeout=None) -> int`` which calls
-  ``on_message(wire_message)`` for each message and acknowledges it (commit/ack/accept/PUBACK)
-  only after ``on_message`` returned. ``on_message`` is typically a dispatcher's ``dispatch``
-  (which never raises and dead-letters what it cannot handle). If ``on_message`` raises, the
-  message is not acknowledged (it is released/negatively acknowledged where the protocol has
-  that) and the exception propagates, so nothing is lost; ``HandlerError`` (a dispatcher that
-  gives handler errors back) gives the message back and serving goes on. ``stop`` is a
-  ``threading.Event`` (``asyncio.Event`` for the async adapters); in the main thread SIGTERM
-  and SIGINT stop ``run`` after the message in hand (``handle_signals``); ``concurrency``
-  runs that many async handlers at once, acknowledging in arrival order (``_serve``). ``run``
-  returns the number of messages handled. Receivers are context managers.
+- ``<X>Sender``: ``send(msg)`` hands one wire message to the client and returns what confirms
+  it: a blocking sender a ``concurrent.futures.Future[Receipt]`` (resolved when the server
+  confirmed the message; never flushing per message), an asyncio sender the ``Receipt`` when
+  awaited; a refusal is a ``SendError`` (``_sender``). ``flush(timeout)`` waits until
+  everything sent so far is confirmed (raises on failures), ``close()``; senders are context
+  managers. A sender built with an ``encoder`` (as an endpoint's ``sender()`` builds it) also
+  takes typed events and encodes them. The HTTP adapter's ``send`` returns the response
+  itself; an endpoint's HTTP sender returns receipts (``_http_receipts``).
+- ``<X>Receiver``: ``run(on_message, stop=None, max_messages=None, idle_timeout=None,
+  concurrency=1, retry=None) -> int`` calls ``on_message`` (a dispatcher, its ``dispatch`` or
+  ``dispatch_async``, or a callable; awaited when async) for each message and acknowledges it
+  (commit/ack/accept/PUBACK) only after the handler or its dead letter completed (``_serve``,
+  ``_handling``): ``HandlerError`` is retried per ``retry`` then dead-lettered; a dead letter
+  not delivered (``DispatchResult.settled`` false) gives the message back; any other exception
+  gives it back and propagates. ``stop`` is a ``threading.Event`` (``asyncio.Event`` for the
+  async adapters); in the main thread SIGTERM and SIGINT stop ``run`` after the messages in
+  hand (``handle_signals``); ``concurrency`` keeps that many messages in hand (async handlers
+  as tasks, synchronous ones in threads), acknowledging in arrival order. ``run`` returns the
+  number of messages handled. Receivers are context managers.
+- ``_bridge`` gives each the other shape: a blocking one for the asyncio NATS adapters, an
+  asyncio one for the blocking adapters.
 
 Endpoints (``xrgen_runtime.endpoints``) configure these adapters from a catalog; each binding's
 knowledge of that lives in ``_<binding>_endpoint.py`` beside its adapter.
@@ -59,6 +63,10 @@ Modules:
 
 One module per binding, named by the binding's declaration
 (``xrgen_runtime.bindings.BINDINGS[name].adapter_module``); ``_sender`` holds what the senders
-share (``close`` flushes, then releases the client; context managers), ``_loop`` the receive
-loops.
+share (``Receipt`` and ``SendError``, exported here; ``close`` flushes, then releases the
+client; context managers), ``_loop`` the receive loops.
 """
+
+from ._sender import Receipt, SendError
+
+__all__ = ["Receipt", "SendError"]

@@ -168,16 +168,19 @@ def encoder(settings: Settings) -> Callable[[Event[Any]], HttpMessage]:
 
 
 def sender(settings: Settings) -> Any:
-    """An ``HttpSender`` (or ``AsyncHttpSender``) bound to the endpoint URI."""
+    """An ``HttpSender`` (or ``AsyncHttpSender``) bound to the endpoint URI, in the receipt
+    shape of every endpoint sender (``_http_receipts``)."""
     from ..endpoints._encode import checked_encoder
+    from ._http_receipts import AsyncHttpEndpointSender, HttpEndpointSender
     from .http import AsyncHttpSender, HttpSender
 
     kwargs = config(settings)
     del kwargs["method"]
     encode = checked_encoder(settings, encoder(settings))
-    cls = AsyncHttpSender if settings.client.get("asynchronous") else HttpSender
     base = kwargs.pop("base_url")
-    return cls(base, encoder=encode, **kwargs)
+    if settings.client.get("asynchronous"):
+        return AsyncHttpEndpointSender(AsyncHttpSender(base, encoder=encode, **kwargs))
+    return HttpEndpointSender(HttpSender(base, encoder=encode, **kwargs))
 
 
 def receiver(settings: Settings) -> Any:

@@ -1,18 +1,50 @@
-"""What every sender shares: ``flush``, ``close`` (flush, then release the client), the
-context manager, the futures of messages sent but not yet confirmed, and the hook of
-``xrgen_runtime.otel`` around each subclass's ``send``."""
+"""What every sender shares: what ``send`` confirms with (``Receipt``) and fails with
+(``SendError``), ``flush``, ``close`` (flush, then release the client), the context manager,
+the futures of messages sent but not yet confirmed, and the hook of ``xrgen_runtime.otel``
+around each subclass's ``send``.
+
+One shape per flavour: a blocking sender's ``send`` returns a
+``concurrent.futures.Future[Receipt]``, resolved when the server confirmed the message (or
+failed with a ``SendError``); an asyncio sender's ``send`` returns the ``Receipt`` when
+awaited (or raises the ``SendError``)."""
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any, Self
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 if TYPE_CHECKING:
     from ..otel._observer import Observer
 
-__all__ = ["AsyncSender", "Pending", "Sender"]
+__all__ = ["AsyncSender", "Pending", "Receipt", "SendError", "Sender"]
+
+
+@dataclass(frozen=True, slots=True)
+class Receipt:
+    """The server's confirmation of one sent message.
+
+    ``destination``: the topic, address, subject or request path it went to; ``partition``
+    and ``offset``: where a Kafka broker stored it (``offset`` is also a JetStream stream
+    sequence); ``native``: the client library's own confirmation where it has one (the
+    JetStream ``PubAck``, the HTTP response as an ``HttpMessage``, a Pulsar ``MessageId``).
+    Core NATS and MQTT QoS 0 have no confirmation: their receipt means the client wrote the
+    message.
+    """
+
+    destination: str | None
+    partition: int | None = None
+    offset: int | None = None
+    native: Any = None
+
+
+class SendError(Exception):
+    """A message the server refused or the client could not deliver: the base of every
+    binding's send error (``KafkaDeliveryError``, ``MqttPublishError``,
+    ``AmqpDeliveryError``, ...)."""
+
 
 #: the hook of ``xrgen_runtime.otel`` (``None`` when not instrumented): every ``send`` of a
 #: subclass of ``Sender`` or ``AsyncSender`` runs through its ``send`` or ``send_async``
@@ -46,6 +78,10 @@ class Sender:
     releases the client (:meth:`_release`) even when the flush failed."""
 
     __slots__ = ()
+
+    #: the futures of ``send`` resolve without ``flush`` being called (the client confirms
+    #: in a thread of its own); ``False``: only ``flush`` resolves them
+    _confirms_itself: ClassVar[bool] = True
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

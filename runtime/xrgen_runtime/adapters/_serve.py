@@ -1,34 +1,49 @@
-"""The serving loop of the receivers: handle, then acknowledge in arrival order; redeliver
-on ``HandlerError``; stop cleanly on SIGTERM/SIGINT; run async handlers concurrently.
+"""The serving loop of the receivers: receive, handle, then acknowledge; retry handler errors;
+stop cleanly on SIGTERM/SIGINT; run up to ``concurrency`` messages at once.
 
 ``PollingReceiver.run`` and ``AsyncPollingReceiver.run`` (``_loop``) call :func:`serve` and
 :func:`serve_async` with the receiver's ``_poll``/``_convert``/``_ack``/``_nack``/``_settle``.
+What happens to one message (the handler awaited, retries, the dead letter, the outcome) is
+``_handling``'s.
 
-Acknowledgement order: a message is acknowledged only after its handler returned, and only
-after every message received before it was acknowledged (a Kafka offset commit never passes a
-message still in hand; AMQP settles its oldest delivery first). A message given back to the
-server (``HandlerError``, see ``DispatcherBase``) takes the messages received after it that
-are still unacknowledged with it, so none is acknowledged past it: they are delivered again.
+Acknowledgement: a message is acknowledged only after its handler, or its dead letter,
+completed, and only after every message received before it was acknowledged (arrival order on
+every binding: a Kafka offset commit never passes a message still in hand, AMQP settles its
+oldest delivery first, MQTT sends PUBACKs in the order of the PUBLISHes). At most
+``concurrency`` messages are unacknowledged at once (the window): a crash redelivers at most
+that many handled messages.
+
+Giving back: a message whose dead letter was not delivered (its callback raised), or that is
+in a retry wait when serving stops, goes back to the server: Kafka seeks back, AMQP releases,
+JetStream naks, Pulsar negatively acknowledges; the messages received after it that are still
+unacknowledged go back with it (none is acknowledged past it). A receiver without a negative
+acknowledgement (MQTT, core NATS, HTTP pull, RocketMQ) keeps the message unacknowledged and
+hands it to the handler again itself.
+
+Concurrency: at 1 the loop handles each message in the calling thread (a blocking receiver) or
+in the event loop (an asyncio receiver). Above 1 it runs in an event loop: async handlers run
+as that many tasks, synchronous ones in that many threads; a blocking receiver's own calls run
+in one thread of their own, so receiving never holds up the handlers (``_concurrent``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
-import logging
 import signal
 import threading
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol
 
-from .._dispatch import HandlerError
+from .._retry import Retry
+from ._concurrent import AsyncHooks, ThreadHooks, concurrent
+from ._handling import Handling, Stop, offload_to
 
-__all__ = ["Receiving", "serve", "serve_async"]
+__all__ = ["Receiving", "serve", "serve_async", "signals_calling"]
 
-_log = logging.getLogger("xrgen_runtime.adapters")
 _SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
@@ -45,33 +60,39 @@ class Receiving(Protocol):
 
     def _settle(self) -> None: ...
 
-
-class _Stop:
-    """Why the loop ends: a caller's event, a signal, or neither yet."""
-
-    __slots__ = ("event", "signalled")
-
-    def __init__(self, event: Any) -> None:
-        self.event = event
-        self.signalled = False
-
-    def __bool__(self) -> bool:
-        return self.signalled or (self.event is not None and self.event.is_set())
+    def _gives_back(self) -> bool: ...
 
 
 @contextlib.contextmanager
-def _signals(stop: _Stop, enabled: bool) -> Iterator[None]:
+def _signals(stop: Stop, enabled: bool) -> Iterator[None]:
     """SIGTERM and SIGINT set ``stop`` (the main thread only); a second one interrupts."""
+
+    def on_first() -> None:
+        stop.signalled = True
+
+    with signals_calling(on_first, enabled):
+        yield
+
+
+@contextlib.contextmanager
+def signals_calling(
+    on_first: Callable[[], None], enabled: bool = True
+) -> Iterator[None]:
+    """The first SIGTERM or SIGINT calls ``on_first``, a second one raises
+    ``KeyboardInterrupt``; the previous handlers come back on exit (the main thread only:
+    elsewhere nothing changes)."""
     if not enabled or threading.current_thread() is not threading.main_thread():
         yield
         return
     previous = {sig: signal.getsignal(sig) for sig in _SIGNALS}
+    seen = False
 
     def on_signal(signum: int, frame: object) -> None:
-        if stop.signalled:
+        nonlocal seen
+        if seen:
             raise KeyboardInterrupt
-        stop.signalled = True
-        _log.info("signal %s: finishing the message in hand, then stopping", signum)
+        seen = True
+        on_first()
 
     for sig in _SIGNALS:
         signal.signal(sig, on_signal)
@@ -82,17 +103,14 @@ def _signals(stop: _Stop, enabled: bool) -> Iterator[None]:
             signal.signal(sig, handler)
 
 
-def _redelivered(exc: HandlerError) -> None:
-    _log.warning(
-        "handler of %s raised %s: the message goes back to the server",
-        exc.message_id,
-        type(exc.__cause__).__name__ if exc.__cause__ is not None else "an error",
-    )
+def _check(concurrency: int) -> None:
+    if concurrency < 1:
+        raise ValueError("concurrency must be at least 1")
 
 
 def serve(
     receiver: Receiving,
-    on_message: Callable[[Any], object],
+    on_message: Any,
     *,
     stop: threading.Event | None,
     max_messages: int | None,
@@ -100,121 +118,49 @@ def serve(
     poll_interval: float,
     handle_signals: bool,
     concurrency: int,
+    retry: Retry | None = None,
 ) -> int:
     """The loop of ``PollingReceiver.run`` (see the module doc); returns the count handled."""
-    if concurrency < 1:
-        raise ValueError("concurrency must be at least 1")
-    stopping = _Stop(stop)
+    _check(concurrency)
+    stopping = Stop(stop)
+    limits = (max_messages, idle_timeout, poll_interval)
     with _signals(stopping, handle_signals):
         try:
-            if concurrency > 1:
-                return asyncio.run(
-                    _concurrent(
-                        _SyncHooks(receiver),
-                        on_message,
-                        stopping,
-                        max_messages,
-                        idle_timeout,
-                        poll_interval,
-                        concurrency,
-                    )
-                )
-            return _sequential(
-                receiver,
-                on_message,
-                stopping,
-                max_messages,
-                idle_timeout,
-                poll_interval,
+            if concurrency == 1:
+                handling = Handling(on_message, retry, stopping)
+                try:
+                    return _sequential(receiver, handling, stopping, *limits)
+                finally:
+                    handling.close()
+            return asyncio.run(
+                _threaded(receiver, on_message, retry, stopping, limits, concurrency)
             )
         finally:
             receiver._settle()
 
 
-def _sequential(
+async def _threaded(
     receiver: Receiving,
-    on_message: Callable[[Any], object],
-    stop: _Stop,
-    max_messages: int | None,
-    idle_timeout: float | None,
-    poll_interval: float,
+    on_message: Any,
+    retry: Retry | None,
+    stop: Stop,
+    limits: tuple[int | None, float | None, float],
+    concurrency: int,
 ) -> int:
-    handled = 0
-    last = time.monotonic()
-    while max_messages is None or handled < max_messages:
-        if stop:
-            break
-        raw = receiver._poll(poll_interval)
-        if raw is None:
-            if idle_timeout is not None and time.monotonic() - last >= idle_timeout:
-                break
-            continue
-        last = time.monotonic()
-        try:
-            on_message(receiver._convert(raw))
-        except HandlerError as exc:
-            receiver._nack(raw)
-            _redelivered(exc)
-            continue
-        except BaseException:
-            receiver._nack(raw)
-            raise
-        receiver._ack(raw)
-        handled += 1
-    return handled
-
-
-class _SyncHooks:
-    """A blocking receiver's hooks as the async loop calls them."""
-
-    __slots__ = ("_r",)
-
-    def __init__(self, receiver: Receiving) -> None:
-        self._r = receiver
-
-    async def poll(self, timeout: float) -> Any:
-        return self._r._poll(timeout)
-
-    def convert(self, raw: Any) -> Any:
-        return self._r._convert(raw)
-
-    async def ack(self, raw: Any) -> None:
-        self._r._ack(raw)
-
-    async def nack(self, raw: Any) -> None:
-        self._r._nack(raw)
-
-
-class _AsyncHooks:
-    """An asyncio receiver's hooks."""
-
-    __slots__ = ("_r",)
-
-    def __init__(self, receiver: Any) -> None:
-        self._r = receiver
-
-    async def poll(self, timeout: float) -> Any:
-        return await self._r._poll(timeout)
-
-    def convert(self, raw: Any) -> Any:
-        return self._r._convert(raw)
-
-    async def ack(self, raw: Any) -> None:
-        await self._r._ack(raw)
-
-    async def nack(self, raw: Any) -> None:
-        await self._r._nack(raw)
-
-
-async def _call(on_message: Callable[[Any], object], message: Any) -> None:
-    result = on_message(message)
-    if inspect.isawaitable(result):
-        await result
+    """A blocking receiver at a concurrency above one: its calls in a thread of their own."""
+    with (
+        ThreadPoolExecutor(1, thread_name_prefix="xrgen-receive") as own,
+        ThreadPoolExecutor(concurrency, thread_name_prefix="xrgen-handle") as pool,
+    ):
+        handling = Handling(on_message, retry, stop, offload_to(pool))
+        return await concurrent(
+            ThreadHooks(receiver, own), handling, stop, *limits, concurrency
+        )
 
 
 async def serve_async(
     receiver: Any,
-    on_message: Callable[[Any], object | Awaitable[object]],
+    on_message: Any,
     *,
     stop: asyncio.Event | None,
     max_messages: int | None,
@@ -222,90 +168,110 @@ async def serve_async(
     poll_interval: float,
     handle_signals: bool,
     concurrency: int,
+    retry: Retry | None = None,
 ) -> int:
     """The loop of ``AsyncPollingReceiver.run``; returns the count handled."""
-    if concurrency < 1:
-        raise ValueError("concurrency must be at least 1")
-    stopping = _Stop(stop)
+    _check(concurrency)
+    stopping = Stop(stop)
+    limits = (max_messages, idle_timeout, poll_interval)
     with _signals(stopping, handle_signals):
         try:
-            return await _concurrent(
-                _AsyncHooks(receiver),
-                on_message,
-                stopping,
-                max_messages,
-                idle_timeout,
-                poll_interval,
-                concurrency,
-            )
+            if concurrency == 1:
+                handling = Handling(on_message, retry, stopping)
+                return await _sequential_async(receiver, handling, stopping, *limits)
+            with ThreadPoolExecutor(
+                concurrency, thread_name_prefix="xrgen-handle"
+            ) as pool:
+                handling = Handling(on_message, retry, stopping, offload_to(pool))
+                return await concurrent(
+                    AsyncHooks(receiver), handling, stopping, *limits, concurrency
+                )
         finally:
             await receiver._settle()
 
 
-#: how long the loop waits for a handler while it could take more messages (seconds)
-_TICK = 0.005
-
-
-async def _concurrent(
-    hooks: _SyncHooks | _AsyncHooks,
-    on_message: Callable[[Any], object],
-    stop: _Stop,
+def _sequential(
+    receiver: Receiving,
+    handling: Handling,
+    stop: Stop,
     max_messages: int | None,
     idle_timeout: float | None,
     poll_interval: float,
-    concurrency: int,
 ) -> int:
-    """Up to ``concurrency`` handlers at once; acknowledgements in arrival order."""
-    pending: deque[tuple[Any, asyncio.Task[None]]] = deque()
-    handled = started = 0
-    rewind = 0  # messages still pending that must go back with an earlier one
+    """One message at a time, in this thread."""
+    poll, convert, ack, handle = (
+        receiver._poll,
+        receiver._convert,
+        receiver._ack,
+        handling.handle,
+    )
+    gives_back = receiver._gives_back()
+    again: deque[Any] = deque()  # unacknowledged messages to handle again
+    handled = 0
+    last = time.monotonic()
+    while max_messages is None or handled < max_messages:
+        if stop:
+            break
+        if again:
+            raw = again.popleft()
+        else:
+            raw = poll(poll_interval)
+            if raw is None:
+                if idle_timeout is not None and time.monotonic() - last >= idle_timeout:
+                    break
+                continue
+            last = time.monotonic()
+        try:
+            ok = handle(convert(raw))
+        except BaseException:
+            receiver._nack(raw)
+            raise
+        if ok:
+            ack(raw)
+            handled += 1
+        elif gives_back:
+            receiver._nack(raw)
+        else:
+            again.append(raw)
+    return handled
+
+
+async def _sequential_async(
+    receiver: Any,
+    handling: Handling,
+    stop: Stop,
+    max_messages: int | None,
+    idle_timeout: float | None,
+    poll_interval: float,
+) -> int:
+    """One message at a time, in the event loop."""
+    gives_back = receiver._gives_back()
+    again: deque[Any] = deque()
+    handled = 0
     loop = asyncio.get_running_loop()
     last = loop.time()
-    try:
-        while True:
-            while pending and pending[0][1].done():
-                raw, task = pending.popleft()
-                exc = task.exception()
-                if rewind:
-                    rewind -= 1
-                    started -= 1  # it comes again
-                    await hooks.nack(raw)
-                elif exc is None:
-                    await hooks.ack(raw)
-                    handled += 1
-                elif isinstance(exc, HandlerError):
-                    started -= 1
-                    await hooks.nack(raw)
-                    _redelivered(exc)
-                    rewind = len(pending)
-                else:
-                    await hooks.nack(raw)
-                    raise exc
-            full = len(pending) >= concurrency
-            done_taking = stop or (max_messages is not None and started >= max_messages)
-            if done_taking:
-                if not pending:
+    while max_messages is None or handled < max_messages:
+        if stop:
+            break
+        if again:
+            raw = again.popleft()
+        else:
+            raw = await receiver._poll(poll_interval)
+            if raw is None:
+                if idle_timeout is not None and loop.time() - last >= idle_timeout:
                     break
-            elif not full:
-                raw = await hooks.poll(0.0 if pending else poll_interval)
-                if raw is not None:
-                    message = hooks.convert(raw)
-                    pending.append((raw, loop.create_task(_call(on_message, message))))
-                    started += 1
-                    last = loop.time()
-                    continue
-                if not pending:
-                    if idle_timeout is not None and loop.time() - last >= idle_timeout:
-                        break
-                    continue
-            await asyncio.wait(
-                {pending[0][1]}, timeout=None if full or done_taking else _TICK
-            )
-    finally:
-        if pending:  # stopping on an error: give back what is in hand
-            for _, task in pending:
-                task.cancel()
-            await asyncio.gather(*(t for _, t in pending), return_exceptions=True)
-            for raw, _ in pending:
-                await hooks.nack(raw)
+                continue
+            last = loop.time()
+        try:
+            ok = await handling.handle_async(receiver._convert(raw))
+        except BaseException:
+            await receiver._nack(raw)
+            raise
+        if ok:
+            await receiver._ack(raw)
+            handled += 1
+        elif gives_back:
+            await receiver._nack(raw)
+        else:
+            again.append(raw)
     return handled

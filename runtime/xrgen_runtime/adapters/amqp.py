@@ -31,7 +31,7 @@ from .._event import Event
 from ..bindings import AmqpMessage
 from ._encoding import Encoder, encoder_or_refusal
 from ._loop import PollingReceiver
-from ._sender import Sender
+from ._sender import Receipt, Sender, SendError
 
 __all__ = [
     "AmqpDeliveryError",
@@ -75,7 +75,7 @@ _HEADER_DEFAULTS: dict[str, Any] = {
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-class AmqpDeliveryError(Exception):
+class AmqpDeliveryError(SendError):
     """The broker did not accept a message (rejected, released or modified)."""
 
 
@@ -394,6 +394,9 @@ class AmqpSender(Sender):
     ``AmqpMessage`` (a typed event) into one (an endpoint's sender sets it).
     """
 
+    #: only ``flush`` (or a full in-flight window) reads the dispositions
+    _confirms_itself = False
+
     __slots__ = (
         "_conn",
         "_address",
@@ -418,7 +421,7 @@ class AmqpSender(Sender):
         self._conn: Any = connect(url, timeout=timeout, **connection)
         self._address = address
         self._links: dict[str | None, Any] = {}
-        self._in_flight: list[tuple[Any, Future[None]]] = []
+        self._in_flight: list[tuple[Any, Future[Receipt], Receipt]] = []
         self._max_in_flight = max_in_flight
         self._options = [LinkSettings(link)] if link else None
         self._encode = encoder_or_refusal(encoder, AmqpMessage, "AmqpSender")
@@ -430,7 +433,7 @@ class AmqpSender(Sender):
             link = self._links[address] = sender.link
         return link
 
-    def send(self, msg: AmqpMessage | Event[Any]) -> Future[None]:
+    def send(self, msg: AmqpMessage | Event[Any]) -> Future[Receipt]:
         """Send ``msg`` (an event is encoded first); the future resolves when the broker
         accepted it."""
         if msg.__class__ is not AmqpMessage:
@@ -439,11 +442,12 @@ class AmqpSender(Sender):
         address = msg.address if msg.address is not None else self._address
         link = self._link(address)
         delivery = link.send(to_proton(msg))
-        future: Future[None] = Future()
+        future: Future[Receipt] = Future()
+        receipt = Receipt(address)
         if link.snd_settle_mode == proton.Link.SND_SETTLED:
-            future.set_result(None)  # pre-settled: no disposition will come
+            future.set_result(receipt)  # pre-settled: no disposition will come
             return future
-        self._in_flight.append((delivery, future))
+        self._in_flight.append((delivery, future, receipt))
         if len(self._in_flight) >= self._max_in_flight:
             self.flush()
         return future
@@ -455,14 +459,14 @@ class AmqpSender(Sender):
         """
         in_flight, self._in_flight = self._in_flight, []
         self._conn.wait(
-            lambda: all(d.settled for d, _ in in_flight),
+            lambda: all(d.settled for d, _, _ in in_flight),
             timeout=timeout,
             msg="waiting for AMQP dispositions",
         )
         failed = 0
-        for delivery, future in in_flight:
+        for delivery, future, receipt in in_flight:
             if delivery.remote_state == proton.Delivery.ACCEPTED:
-                future.set_result(None)
+                future.set_result(receipt)
             else:
                 failed += 1
                 future.set_exception(

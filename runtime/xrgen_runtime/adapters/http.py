@@ -16,7 +16,6 @@ receivers; HTTP pull has no acknowledgement).
 from __future__ import annotations
 
 import hmac
-import inspect
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
@@ -26,8 +25,10 @@ from urllib.parse import parse_qsl
 import httpx  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
 from .._event import Event
+from .._retry import Retry
 from ..bindings import HttpMessage
 from ._encoding import Encoder, encoder_or_refusal
+from ._handling import Handling, Stop
 from ._loop import PollingReceiver
 from ._sender import AsyncSender, Sender
 
@@ -136,6 +137,12 @@ class AsgiReceiver:
     ``required_query`` are ``(name, value)`` pairs every request must carry (header names
     compare case-insensitively, values in constant time), else 401: an endpoint's receiver
     checks its authorization so.
+
+    ``on_message`` (a dispatcher, its ``dispatch_async``, or a callable) runs as a receiver's
+    ``run`` calls it (``_handling``): awaited; a ``HandlerError`` retried per ``retry``, then
+    dead-lettered. The answer is 202 (``accepted_status``, or the ``HttpMessage`` or status
+    ``on_message`` returned), 503 when the message was not handled (its dead letter was not
+    delivered: the sender sends it again), 500 when ``on_message`` raised.
     """
 
     __slots__ = (
@@ -146,11 +153,12 @@ class AsgiReceiver:
         "_path",
         "_headers",
         "_query",
+        "_handling",
     )
 
     def __init__(
         self,
-        on_message: Callable[[HttpMessage], object],
+        on_message: Callable[[HttpMessage], object] | Any,
         *,
         max_body: int = 16 * 1024 * 1024,
         accepted_status: int = 202,
@@ -158,8 +166,10 @@ class AsgiReceiver:
         path: str | None = None,
         required_headers: Iterable[tuple[str, str]] = (),
         required_query: Iterable[tuple[str, str]] = (),
+        retry: Retry | None = None,
     ) -> None:
         self._on_message = on_message
+        self._handling = Handling(on_message, retry, Stop())
         self._max_body = max_body
         self._accepted = accepted_status
         self._method = method.upper() if method else None
@@ -207,11 +217,12 @@ class AsgiReceiver:
             await _respond(send, 413, (), b"request body too large")
             return
         try:
-            result = self._on_message(_request(scope, body))
-            if inspect.isawaitable(result):
-                result = await result
+            ok, result = await self._handling.respond_async(_request(scope, body))
         except Exception:  # handler failure: answer 500, keep serving
             await _respond(send, 500, (), b"handler failed")
+            return
+        if not ok:  # retries used up without a dead letter, or its callback raised
+            await _respond(send, 503, (), b"not handled: send it again")
             return
         await self._answer(send, result)
 

@@ -21,7 +21,7 @@ from .._event import Event
 from ..bindings import KafkaMessage
 from ._encoding import Encoder, encoder_or_refusal
 from ._loop import PollingReceiver
-from ._sender import Sender
+from ._sender import Receipt, Sender, SendError
 
 __all__ = ["KafkaDelivery", "KafkaDeliveryError", "KafkaReceiver", "KafkaSender"]
 
@@ -29,15 +29,17 @@ _PARTITION_UA: int = -1  # librdkafka's "unassigned": let the partitioner choose
 
 
 @dataclass(frozen=True, slots=True)
-class KafkaDelivery:
-    """Where the broker stored a sent message."""
+class KafkaDelivery(Receipt):
+    """Where the broker stored a sent message (the ``Receipt`` of ``send``;
+    ``KafkaDelivery(topic, partition, offset)``)."""
 
-    topic: str
-    partition: int
-    offset: int
+    @property
+    def topic(self) -> str | None:
+        """The topic (``destination``)."""
+        return self.destination
 
 
-class KafkaDeliveryError(Exception):
+class KafkaDeliveryError(SendError):
     """The broker (or the client, after retries) refused or lost a message."""
 
     def __init__(self, message: KafkaMessage, error: Any) -> None:

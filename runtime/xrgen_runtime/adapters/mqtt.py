@@ -27,7 +27,7 @@ from .._event import Event
 from ..bindings import MqttMessage
 from ._encoding import Encoder, encoder_or_refusal
 from ._loop import PollingReceiver
-from ._sender import Sender
+from ._sender import Receipt, Sender, SendError
 
 __all__ = [
     "Connection",
@@ -49,7 +49,7 @@ _SYNC_FILTER = "$xrgen/sync"
 _DISCONNECT_TIMEOUT = 10.0
 
 
-class MqttPublishError(Exception):
+class MqttPublishError(SendError):
     """The broker refused a message (MQTT 5 PUBACK reason code >= 0x80)."""
 
 
@@ -261,7 +261,7 @@ class MqttSender(Sender):
         self._encode = encoder_or_refusal(encoder, MqttMessage, "MqttSender")
         self._client: Any = _client(conn, manual_ack=False)
         self._lock = threading.Lock()
-        self._pending: dict[int, Future[None]] = {}
+        self._pending: dict[int, tuple[Future[Receipt], str]] = {}
         self._early: dict[int, Any] = {}
         self._client.on_publish = self._on_publish
         _connect(self._client, conn)
@@ -270,13 +270,13 @@ class MqttSender(Sender):
         self, client: Any, userdata: Any, mid: int, reason: Any, props: Any
     ) -> None:
         with self._lock:
-            future = self._pending.pop(mid, None)
-            if future is None:
+            entry = self._pending.pop(mid, None)
+            if entry is None:
                 self._early[mid] = reason
                 return
-        _resolve(future, reason)
+        _resolve(entry[0], reason, entry[1])
 
-    def send(self, msg: MqttMessage | Event[Any]) -> Future[None]:
+    def send(self, msg: MqttMessage | Event[Any]) -> Future[Receipt]:
         """Publish ``msg`` (an event is encoded first); raises ``ValueError`` for 5.0
         properties on a 3.1.1 connection."""
         if msg.__class__ is not MqttMessage:
@@ -288,20 +288,20 @@ class MqttSender(Sender):
         info = self._client.publish(msg.topic, msg.payload, msg.qos, msg.retain, props)
         if info.rc == paho.MQTT_ERR_QUEUE_SIZE:
             raise BufferError("paho's outgoing queue is full")
-        future: Future[None] = Future()
+        future: Future[Receipt] = Future()
         with self._lock:
             if info.mid in self._early:
                 reason = self._early.pop(info.mid)
             else:
-                self._pending[info.mid] = future
+                self._pending[info.mid] = (future, msg.topic)
                 return future
-        _resolve(future, reason)
+        _resolve(future, reason, msg.topic)
         return future
 
     def flush(self, timeout: float = 30.0) -> None:
         """Wait until every message sent so far is acknowledged; raise on refusals."""
         with self._lock:
-            futures = list(self._pending.values())
+            futures = [future for future, _ in self._pending.values()]
         for future in futures:
             future.result(timeout)
 
@@ -310,11 +310,11 @@ class MqttSender(Sender):
         _disconnect(self._client, _DISCONNECT_TIMEOUT)
 
 
-def _resolve(future: Future[None], reason: Any) -> None:
+def _resolve(future: Future[Receipt], reason: Any, topic: str) -> None:
     if reason is not None and getattr(reason, "is_failure", False):
         future.set_exception(MqttPublishError(str(reason)))
     else:
-        future.set_result(None)
+        future.set_result(Receipt(topic))
 
 
 class MqttReceiver(PollingReceiver[Any, MqttMessage]):

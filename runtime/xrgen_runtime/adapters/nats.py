@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any, cast
 
 import nats as nats_client  # type: ignore[import-untyped,import-not-found,unused-ignore]
@@ -23,11 +24,13 @@ from .._event import Event
 from ..bindings import NatsMessage
 from ._encoding import Encoder, encoder_or_refusal
 from ._loop import AsyncPollingReceiver
-from ._sender import AsyncSender
+from ._sender import AsyncSender, Receipt, SendError
 
 __all__ = [
+    "JetStreamReceipt",
     "JetStreamReceiver",
     "JetStreamSender",
+    "NatsPublishError",
     "NatsReceiver",
     "NatsSender",
     "from_nats",
@@ -66,6 +69,28 @@ async def _connect(servers: Servers, options: dict[str, Any]) -> Any:
     )
 
 
+class NatsPublishError(SendError):
+    """The client could not publish, or no stream stored the message (JetStream)."""
+
+
+@dataclass(frozen=True, slots=True)
+class JetStreamReceipt(Receipt):
+    """The ``Receipt`` of a JetStream publish: ``offset`` is the stream sequence, ``native``
+    the ``PubAck`` (also read as ``seq``, ``stream`` and ``duplicate``)."""
+
+    @property
+    def seq(self) -> int | None:
+        return self.offset
+
+    @property
+    def stream(self) -> str:
+        return str(self.native.stream)
+
+    @property
+    def duplicate(self) -> bool:
+        return bool(self.native.duplicate)
+
+
 class NatsSender(AsyncSender):
     """Publish ``NatsMessage`` values with core NATS (fire and forget, buffered).
 
@@ -89,18 +114,24 @@ class NatsSender(AsyncSender):
         """Connect to ``servers``; the sender closes the connection on ``close``."""
         return cls(await _connect(servers, options), owned=True, encoder=encoder)
 
-    async def send(self, msg: NatsMessage | Event[Any]) -> None:
-        """Publish ``msg`` (an event is encoded first; buffered by the client: ``flush``
-        waits for the server)."""
+    async def send(self, msg: NatsMessage | Event[Any]) -> Receipt:
+        """Publish ``msg`` (an event is encoded first; buffered by the client: the receipt
+        means the client has it, ``flush`` waits for the server)."""
         if msg.__class__ is not NatsMessage:
             msg = self._encode(msg)
         msg = cast(NatsMessage, msg)
-        await self._nc.publish(
-            msg.subject,
-            msg.payload,
-            reply=msg.reply or "",
-            headers=headers_dict(msg.headers),
-        )
+        try:
+            await self._nc.publish(
+                msg.subject,
+                msg.payload,
+                reply=msg.reply or "",
+                headers=headers_dict(msg.headers),
+            )
+        except Exception as exc:
+            raise NatsPublishError(
+                f"publish to {msg.subject!r} failed: {exc!r}"
+            ) from exc
+        return Receipt(msg.subject)
 
     async def flush(self, timeout: float = 30.0) -> None:
         """Round-trip to the server: everything published before has reached it."""
@@ -188,18 +219,25 @@ class JetStreamSender(AsyncSender):
         nc = await _connect(servers, options)
         return cls(nc, owned=True, timeout=timeout, encoder=encoder)
 
-    async def send(self, msg: NatsMessage | Event[Any]) -> Any:
-        """Publish ``msg`` (an event is encoded first) and wait until a stream stored it
-        (``nats.js.api.PubAck``)."""
+    async def send(self, msg: NatsMessage | Event[Any]) -> Receipt:
+        """Publish ``msg`` (an event is encoded first) and wait until a stream stored it: the
+        receipt's ``offset`` is the stream sequence, ``native`` the ``nats.js.api.PubAck``.
+        """
         if msg.__class__ is not NatsMessage:
             msg = self._encode(msg)
         msg = cast(NatsMessage, msg)
-        return await self._js.publish(
-            msg.subject,
-            msg.payload,
-            timeout=self._timeout,
-            headers=headers_dict(msg.headers),
-        )
+        try:
+            ack = await self._js.publish(
+                msg.subject,
+                msg.payload,
+                timeout=self._timeout,
+                headers=headers_dict(msg.headers),
+            )
+        except Exception as exc:
+            raise NatsPublishError(
+                f"JetStream publish to {msg.subject!r} failed: {exc!r}"
+            ) from exc
+        return JetStreamReceipt(msg.subject, offset=ack.seq, native=ack)
 
     async def close(self) -> None:
         """Close the connection when the sender opened it."""

@@ -18,12 +18,12 @@ import pulsar as pulsar_client  # type: ignore[import-untyped,import-not-found,u
 
 from ..bindings import PulsarMessage
 from ._loop import PollingReceiver
-from ._sender import Pending, Sender
+from ._sender import Pending, Receipt, Sender, SendError
 
 __all__ = ["PulsarSendError", "PulsarReceiver", "PulsarSender", "from_pulsar"]
 
 
-class PulsarSendError(Exception):
+class PulsarSendError(SendError):
     """The client or broker failed to persist a message."""
 
 
@@ -63,13 +63,14 @@ class PulsarSender(Sender):
             )
         return producer
 
-    def send(self, msg: PulsarMessage) -> Future[Any]:
-        """Send ``msg`` asynchronously; the future resolves with its ``MessageId``."""
-        future: Future[Any] = Future()
+    def send(self, msg: PulsarMessage) -> Future[Receipt]:
+        """Send ``msg`` asynchronously; the future resolves with its ``Receipt`` (``native``:
+        the ``MessageId``)."""
+        future: Future[Receipt] = Future()
 
         def done(result: Any, message_id: Any) -> None:
             if result == pulsar_client.Result.Ok:
-                future.set_result(message_id)
+                future.set_result(Receipt(msg.topic, native=message_id))
             else:
                 future.set_exception(PulsarSendError(f"{msg.topic}: {result}"))
 

@@ -355,18 +355,27 @@ def foreign(
 # A frozen dataclass's ``__init__`` assigns each field through ``object.__setattr__`` (to get
 # past its own ``__setattr__``, which raises); calling each slot's descriptor ``__set__``
 # directly does the same assignment in about 60% of the time. The instances are identical.
-# Arguments: every field, in declaration order (the classes built here have 4 or 5 fields).
+# Arguments: every field, in declaration order.
 # --------------------------------------------------------------------------------------------
 
 
 def builder(cls: type[T]) -> Callable[..., T]:
-    """The positional constructor of the frozen, slotted dataclass ``cls`` (4 or 5 fields)."""
+    """The positional constructor of the frozen, slotted dataclass ``cls`` (4 or more
+    fields; every field given)."""
     new = object.__new__
     setters = [getattr(cls, f.name).__set__ for f in fields(cls)]  # type: ignore[arg-type]
-    if len(setters) not in (4, 5):
-        raise TypeError(
-            f"builder: {cls.__name__} has {len(setters)} fields, not 4 or 5"
-        )
+    if len(setters) < 4:
+        raise TypeError(f"builder: {cls.__name__} has {len(setters)} fields, not 4+")
+    if len(setters) > 5:
+        pairs = tuple(enumerate(setters))
+
+        def build_many(*values: Any) -> T:
+            o = new(cls)
+            for i, s in pairs:
+                s(o, values[i])
+            return o
+
+        return build_many
     s0, s1, s2, s3 = setters[:4]
     s4 = setters[4] if len(setters) == 5 else None
 

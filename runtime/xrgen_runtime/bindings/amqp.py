@@ -28,7 +28,7 @@ overridden; no field is required (the link target may decide).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from typing import Any
 
@@ -45,6 +45,7 @@ from ._common import (
     CE_JSON,
     STRUCTURED,
     binary_payload,
+    builder,
     check_mode,
     content_mode,
     invalid_message,
@@ -59,6 +60,7 @@ _PREFIX_LEN = len(PREFIX) + 1
 _DEFAULT = AmqpBinding()
 _EMPTY: Mapping[str, Any] = {}
 _NAMES: dict[str, str] = {}
+_new_binding: Callable[..., AmqpBinding] = builder(AmqpBinding)
 _VALID: set[str] = set()
 
 
@@ -208,22 +210,28 @@ def _decode(message: AmqpMessage) -> Event[Any]:
     attributes: dict[str, AttrValue] = {}
     other: dict[str, Any] = {}
     separator = ""
+    known = _NAMES
     for key, value in message.application_properties.items():
-        if not (type(key) is str and _is_ce(key)):
-            if not isinstance(key, str):
-                raise DecodeError("invalid-message", "a property name is not a string")
-            other[key] = value
-            continue
+        # a name seen before: its attribute name without the prefix tests
+        name = known.get(key) if type(key) is str else None
+        if name is None:
+            if not (type(key) is str and _is_ce(key)):
+                if not isinstance(key, str):
+                    raise DecodeError(
+                        "invalid-message", "a property name is not a string"
+                    )
+                other[key] = value
+                continue
+            name = _attribute_name(key)
         if key[_PREFIX_LEN - 1] != separator:
             if separator:
                 raise DecodeError("mixed-separators", "cloudEvents_ and cloudEvents:")
             separator = key[_PREFIX_LEN - 1]
         if value is None:
             continue
-        name = _attribute_name(key)
         if name in attributes:
             raise DecodeError("duplicate-attribute", name)
-        attributes[name] = _value(name, value)
+        attributes[name] = value if type(value) is str else _value(name, value)
     if mode == STRUCTURED:
         rest = {k: v for k, v in _keys_checked(props).items() if k != CONTENT_TYPE}
         binding = _binding(message, rest, other)
@@ -250,7 +258,7 @@ def _decode(message: AmqpMessage) -> Event[Any]:
 def _binding(
     message: AmqpMessage, properties: dict[str, Any], app: dict[str, Any]
 ) -> AmqpBinding:
-    return AmqpBinding(
+    return _new_binding(
         message.address,
         properties,
         app,

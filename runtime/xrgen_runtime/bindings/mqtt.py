@@ -30,6 +30,7 @@ properties come from the event's ``MqttBinding`` unless overridden.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .._attributes import check_decoded, check_event
@@ -44,6 +45,7 @@ from ._common import (
     CE_JSON,
     STRUCTURED,
     binary_payload,
+    builder,
     canonical,
     check_mode,
     check_pairs,
@@ -145,10 +147,13 @@ def encode(
     )
 
 
+_build_binding: Callable[..., MqttBinding] = builder(MqttBinding)
+
+
 def _binding(
     message: MqttMessage, props: _Pairs, content_type: str | None
 ) -> MqttBinding:
-    return MqttBinding(
+    return _build_binding(
         message.topic,
         message.qos,
         message.retain,
@@ -203,24 +208,40 @@ def _decode(message: MqttMessage) -> Event[Any]:
         return event
     if mode != BINARY:
         raise DecodeError("unsupported-format", "batch mode is HTTP only")
-    if not any(name == "specversion" for name, _ in props):
+    # one pass: the attributes (user properties named like one) and the other properties;
+    # without ``specversion`` it is a plain message and every property stays in the binding
+    attributes: dict[str, Any] = {}
+    other: list[tuple[str, str]] = []
+    problem: DecodeError | None = None  # raised for a CloudEvent only
+    valid = _VALID
+    for name, value in props:
+        is_attribute = valid.get(name)
+        if is_attribute is None:
+            is_attribute = _is_attribute(name)
+        if not is_attribute:
+            try:
+                _check_property(props, name, value)
+            except DecodeError:
+                if problem is not None and any(n == "specversion" for n, _ in props):
+                    raise problem from None  # a CloudEvent's first fault, as it came
+                raise
+            other.append((name, value))
+        elif problem is not None:
+            continue
+        elif type(value) is not str:
+            problem = DecodeError("invalid-message", f"{name}: value is not a string")
+        elif name in attributes:
+            problem = DecodeError("duplicate-attribute", name)
+        else:
+            attributes[name] = value
+    if "specversion" not in attributes:
         for name, value in props:
             _check_property(props, name, value)
         return Event({}, payload or None, _binding(message, props, content_type))
-    attributes: dict[str, Any] = {}
-    other: list[tuple[str, str]] = []
-    for name, value in props:
-        if not _is_attribute(name):
-            _check_property(props, name, value)
-            other.append((name, value))
-            continue
-        if type(value) is not str:
-            raise DecodeError("invalid-message", f"{name}: value is not a string")
-        if name in attributes:
-            raise DecodeError("duplicate-attribute", name)
-        attributes[name] = value
+    if problem is not None:
+        raise problem
     if content_type is not None:
         attributes["datacontenttype"] = content_type
     event = Event(check_decoded(attributes), payload or None, None)
-    event.binding = _binding(message, tuple(other), None)
+    event.binding = _binding(message, tuple(other) if other else (), None)
     return event

@@ -23,6 +23,10 @@ class Connecting(Generic[T]):
         self._connect = connect
         self._client: T | None = None
 
+    def connect(self) -> Awaitable[T]:
+        """Connect (what awaiting this object does)."""
+        return self._connect()
+
     def __await__(self) -> Generator[Any, None, T]:
         return self._connect().__await__()
 

@@ -213,8 +213,10 @@ class Endpoint(Generic[D]):
         ``redeliver=False`` (default): a handler that raises sends the message to
         ``dead_letter`` (reason ``handler-error``) and the receiver acknowledges it.
         ``redeliver=True``: a handler that raises makes ``dispatch`` raise
-        ``HandlerError``; a receiver's ``run`` then gives the message back to the server for
-        redelivery and goes on serving.
+        ``HandlerError``; a receiver's ``run`` then calls the handler again per its ``retry``
+        policy and, when the attempts are used up, delivers the dead letter before it
+        acknowledges (docs/serving.md). A ``dead_letter`` that raises leaves the message
+        unacknowledged: the receiver gives it back.
         """
         d: Any = self.dispatcher_class(dead_letter)  # type: ignore[call-arg]
         if redeliver:
@@ -254,30 +256,49 @@ class Endpoint(Generic[D]):
         return settings.support.config(settings)
 
     def sender(self, **arguments: Any) -> Any:
-        """The binding's adapter sender, connected to the endpoint (``producer`` role).
+        """The binding's sender, connected to the endpoint (``producer`` role): the blocking
+        shape on every binding. ``send(x)`` takes a typed event (encoded with the endpoint's
+        binding, content mode and options; an event of a message the endpoint does not
+        declare is refused) or a wire message and returns a
+        ``concurrent.futures.Future[Receipt]``; a context manager.
 
-        Its ``send`` takes a typed event (encoded with the endpoint's binding, content mode and
-        options; an event of a message the endpoint does not declare is refused) or a wire
-        message. For NATS the result is awaited (``await ep.sender(...)``), as its adapter
-        connects asynchronously.
+        NATS (an asyncio client) runs on an event loop of its own. Called inside a running
+        event loop on NATS, it returns what ``async_sender`` returns (deprecated: call
+        ``async_sender``).
         """
-        from ._resolve import resolve
+        from ._shapes import blocking_sender
 
-        role = self.role(None, ("producer",), "sender()")
-        settings = resolve(self, role, arguments)
-        return settings.support.sender(settings)
+        return blocking_sender(self, arguments)
+
+    def async_sender(self, **arguments: Any) -> Any:
+        """The asyncio shape of :meth:`sender` on every binding: ``await ep.async_sender()``
+        (or ``async with``) gives a sender whose ``await send(x)`` returns the ``Receipt``.
+        A blocking client (Kafka, MQTT, AMQP) is connected and called in a thread of its
+        own."""
+        from ._shapes import async_sender
+
+        return async_sender(self, arguments)
 
     def receiver(self, **arguments: Any) -> Any:
-        """The binding's adapter receiver, connected and subscribed (``consumer`` or
-        ``subscriber`` role; for HTTP, the ASGI application serving a ``producer`` endpoint).
-
-        Its ``run(dispatcher.dispatch)`` serves at-least-once where the protocol
-        acknowledges (docs/endpoints.md). For NATS the result is awaited.
+        """The binding's receiver, connected and subscribed (``consumer`` or ``subscriber``
+        role; for HTTP, the ASGI application serving a ``producer`` endpoint): the blocking
+        shape on every binding, ``run(handler)`` serving until it returns
+        (docs/endpoints.md). NATS runs its asyncio client on an event loop of its own in the
+        calling thread. Called inside a running event loop on NATS, it returns what
+        ``async_receiver`` returns (deprecated: call ``async_receiver``).
         """
-        from ._resolve import resolve
+        from ._shapes import blocking_receiver
 
-        settings = resolve(self, self.receiver_role(), arguments)
-        return settings.support.receiver(settings)
+        return blocking_receiver(self, arguments)
+
+    def async_receiver(self, **arguments: Any) -> Any:
+        """The asyncio shape of :meth:`receiver` on every binding: ``await
+        ep.async_receiver()`` (or ``async with``) gives a receiver whose ``await
+        run(handler)`` serves in the running event loop; a blocking client (Kafka, MQTT,
+        AMQP, HTTP pull) is called in a thread of its own."""
+        from ._shapes import async_receiver
+
+        return async_receiver(self, arguments)
 
     def receiver_role(self) -> str:
         """The role ``receiver()`` plays (the binding may serve ``producer`` endpoints)."""
