@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import operator
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
@@ -24,10 +24,8 @@ from . import names as N
 from . import sql as S
 from .columns import parse_result, parse_type
 from .payloads import SINGLE_OBJECT, PayloadSpec, decode_array, decode_batches
-
-if TYPE_CHECKING:
-    from .plan import Group
-    from .sql import Expr as X
+from .plan import Group
+from .sql import Expr as X
 
 _MAX_INT = 2**31 - 1
 
