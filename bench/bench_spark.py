@@ -1,4 +1,4 @@
-"""Benchmark: the generic Spark decoder (runtime/xrgen_runtime/_spark.py) against baselines.
+"""Benchmark: the generic Spark decoder (runtime/xrgen_runtime/spark/) against baselines.
 
 Script, not a test: prints a table and ratios measured in the same run on local[2], each
 figure beside its target.
@@ -368,7 +368,7 @@ def synthetic_package(work: str, synth: Path = SYNTH) -> tuple[Any, str]:
         return (
             SimpleNamespace(
                 decoder=lambda binding: importlib.import_module(
-                    "xrgen_runtime._spark"
+                    "xrgen_runtime.spark"
                 ).SparkDecoder(defs, schemas, binding)
             ),
             f"{LARGE_CATALOG:,} definitions built here ({synth} is absent)",
@@ -408,7 +408,7 @@ def catalog_scale(
     plans of all its outputs, then as many trivial ``where`` DataFrames; outputs; what).
     """
     pkg, what = synthetic_package(work, synth)
-    landing = importlib.import_module("xrgen_runtime._spark").LANDING_SCHEMAS["kafka"]
+    landing = importlib.import_module("xrgen_runtime.spark").LANDING_SCHEMAS["kafka"]
     df = spark.createDataFrame([], landing)
     start = time.perf_counter()
     decoder = pkg.decoder("kafka")
@@ -444,12 +444,14 @@ def breakdown(
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
+    route = importlib.import_module(sp.__name__ + ".route")
+    sql = importlib.import_module(sp.__name__ + ".sql")
     for mode, frame in frames.items():
-        stages = decoder._route_stages(tuple(frame.columns))
+        stages = route.stages(decoder.plan, tuple(frame.columns))
 
         def prefix(k: int, frame: Any = frame, stages: Any = stages) -> Any:
             for stage in stages[:k]:
-                frame = frame if stage is None else sp._apply(frame, stage)
+                frame = frame if stage is None else sql.apply(frame, stage)
             return frame
 
         native = native_structured if mode == "structured" else native_one_type
@@ -537,7 +539,7 @@ def main() -> None:
         print(f"load average at end: {os.getloadavg()[0]:.1f}")
         spark.stop()
         return
-    sp = importlib.import_module("xrgen_runtime._spark")
+    sp = importlib.import_module("xrgen_runtime.spark")
     one_path = os.path.join(args.dir, f"one-{args.rows}")
     all_path = os.path.join(args.dir, f"all-{args.rows}")
     structured_path = os.path.join(args.dir, f"structured-{args.rows}")

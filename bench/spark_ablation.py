@@ -16,9 +16,10 @@ output of 1 type (executor task CPU, median of the rounds, case order rotated, a
   expression that depends on it);
 - ``all four``.
 
-These variants exist only here (subclasses of ``SparkDecoder``); each still routes every row
-of the input to its output, which this script checks. The ratios say how close the decoder
-would come to the hand-written decode without those obligations.
+These variants exist only here (the stage functions that carry an obligation replaced while
+a decoder builds its stages); each still routes every row of the input to its output, which
+this script checks. The ratios say how close the decoder would come to the hand-written
+decode without those obligations.
 
 Run: ``PYSPARK_PYTHON=.venv/bin/python .venv/bin/python bench/spark_ablation.py``
 (after ``bench_spark.py`` has written its data, or with ``--dir``)
@@ -27,7 +28,9 @@ Run: ``PYSPARK_PYTHON=.venv/bin/python .venv/bin/python bench/spark_ablation.py`
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
+import dataclasses
 import importlib
 import os
 import sys
@@ -35,6 +38,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
@@ -49,34 +53,47 @@ VARIANTS: dict[str, tuple[str, ...]] = {
 }
 
 
-def variant(sp: Any, defs: Any, schemas: Any, drop: tuple[str, ...], mode: str) -> Any:
-    """A decoder of ``defs`` without the obligations named in ``drop``."""
-    S = importlib.import_module("xrgen_runtime._spark_sql")
-    errors = importlib.import_module("xrgen_runtime._spark_errors")
+def variant(
+    sp: Any, defs: Any, schemas: Any, drop: tuple[str, ...], mode: str, frame: Any
+) -> tuple[Any, Any]:
+    """``frame`` decoded by a decoder of ``defs`` without the obligations named in ``drop``:
+    the stage functions that carry them replaced while the decoder builds its stages."""
+    S = importlib.import_module(sp.__name__ + ".sql")
+    N = importlib.import_module(sp.__name__ + ".names")
+    columns = importlib.import_module(sp.__name__ + ".columns")
+    envelope = importlib.import_module(sp.__name__ + ".envelope")
+    errors = importlib.import_module(sp.__name__ + ".errors")
+    typed_attributes = envelope.typed_attributes
 
-    class Ablated(sp.SparkDecoder):  # type: ignore[misc]
-        def _typed_columns(self) -> Any:
-            cols = super()._typed_columns()
-            if "time" in drop:
-                cols["_xr_t_time_timestamp"] = self._attr("time").try_cast("timestamp")
-            return cols
+    def plain_time(plan: Any) -> Any:
+        cols = typed_attributes(plan)
+        time = envelope.attribute("time").try_cast("timestamp")
+        cols[N.typed("time", "timestamp")] = time
+        return cols
 
-        def _error(self) -> Any:
-            return S.col("_xr_e0") if "payload" in drop else super()._error()
+    def no_payload_errors(plan: Any) -> Any:
+        return S.col(N.ERROR_BEFORE_PARSE)
 
-        def _error_before_parse(self) -> Any:
-            if "pre" in drop:
-                reason = errors._err(errors.NO_MATCH, "no match")
-                return S.when(S.col("_xr_m").isNull(), reason)
-            return super()._error_before_parse()
+    def one_reason(plan: Any) -> Any:
+        reason = columns.err(errors.NO_MATCH, "no match")
+        return S.when(S.col(N.MATCH).isNull(), reason)
 
-    decoder = Ablated(defs, schemas, "kafka")
+    decoder = sp.SparkDecoder(defs, schemas, "kafka")
     if "mode" in drop:
-        wire = copy.copy(decoder.wire)
+        wire = copy.copy(decoder.plan.wire)
         fixed = "TRUE" if mode == "structured" else "FALSE"
         wire.structured = lambda: S.Expr(fixed)
-        decoder.wire = wire
-    return decoder
+        decoder.plan = dataclasses.replace(decoder.plan, wire=wire)
+    replaced = {
+        "time": (envelope, "typed_attributes", plain_time),
+        "payload": (errors, "final", no_payload_errors),
+        "pre": (errors, "before_parse", one_reason),
+    }
+    with contextlib.ExitStack() as stack:
+        for name in drop:
+            if name in replaced:
+                stack.enter_context(mock.patch.object(*replaced[name]))
+        return decoder.decode(frame)  # the stages are built here, once
 
 
 def main() -> None:
@@ -93,7 +110,7 @@ def main() -> None:
     args, _others = parser.parse_known_args()
     spark = B.session()
     rt = B.runtime()
-    sp = importlib.import_module("xrgen_runtime._spark")
+    sp = importlib.import_module("xrgen_runtime.spark")
     frames = B.mode_frames(spark, args.dir, args.rows)
     defs, schemas = B.definitions(rt, 1)
     schema = schemas["com.example.Type0"]
@@ -104,8 +121,7 @@ def main() -> None:
             ("hand-written decode", lambda f=frame, n=native: noop(n(f, schema)))
         ]
         for name, drop in VARIANTS.items():
-            dec = variant(sp, defs, schemas, drop, mode)
-            outputs, dead = dec.decode(frame)
+            outputs, dead = variant(sp, defs, schemas, drop, mode, frame)
             assert outputs["com.example.Type0"].count() == args.rows, name
             assert dead.count() == 0, name
             typed = outputs["com.example.Type0"]

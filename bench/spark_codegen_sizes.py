@@ -78,7 +78,7 @@ def main() -> None:
         package = importlib.import_module(generate(catalog, out) + ".spark")
         for binding in BINDINGS:
             decoder = package.decoder(binding)
-            if not decoder.targets:
+            if not decoder.plan.targets:
                 continue
             # ``decode_json`` reads a DataFrame of JSON lines (``spark.read.text``)
             landing = package.LANDING_SCHEMAS.get(binding, "value string")
@@ -93,7 +93,7 @@ def main() -> None:
             # of the dead letters
             stages = " / ".join(str(max(frame)) for frame in sizes)
             print(
-                f"{package.__name__.split('.')[0]:28} {binding:8} {len(decoder.targets):>4}"
+                f"{package.__name__.split('.')[0]:28} {binding:8} {len(decoder.plan.targets):>4}"
                 f" {stages:40} {largest:>7} {mark}"
             )
     print(

@@ -138,8 +138,8 @@ def payload_formats(spark: Any, rt: Any, rows: int, repeat: int, root: str) -> N
     from xrgen.formats.jsonschema import spark_type as json_schema_to_spark
     from xrgen.formats.protobuf import compile_proto, spark_type
 
-    sp = importlib.import_module("xrgen_runtime._spark")
-    payloads = importlib.import_module("xrgen_runtime._spark_payloads")
+    sp = importlib.import_module("xrgen_runtime.spark")
+    payloads = importlib.import_module("xrgen_runtime.spark.payloads")
     core = rt
     paths = make_format_data(spark, rows, root)
     types = {
@@ -235,8 +235,11 @@ def arrow_step_us(dec: Any, df: Any, payloads: Any) -> float:
     import pyarrow as pa
     from pyspark.sql.pandas.types import to_arrow_type
 
-    ((_name, indexes, spec),) = dec._arrow_groups()
-    arrow_type = to_arrow_type(dec._arrow_result_type(spec), timezone="UTC")
+    plan = importlib.import_module("xrgen_runtime.spark.plan")
+    binary = importlib.import_module("xrgen_runtime.spark.binary")
+    (group,) = plan.arrow_groups(dec.plan)
+    indexes, spec = frozenset(t.index for t in group.members), group.spec
+    arrow_type = to_arrow_type(binary.result_type(spec), timezone="UTC")
     values = [r["value"] for r in df.select("value").limit(ARROW_STEP_ROWS).collect()]
     matched = pa.array([min(indexes)] * len(values), type=pa.int32())
     data = pa.array(values, type=pa.binary())

@@ -137,7 +137,7 @@ def main() -> None:
     spark = B.session()
     frames = B.mode_frames(spark, args.dir, args.rows)
     task_cpu = C._task_cpu_seconds(spark)
-    sp = importlib.import_module("xrgen_runtime._spark")
+    sp = importlib.import_module("xrgen_runtime.spark")
     defs, schemas = B.definitions(B.runtime(), 1)
     schema = schemas["com.example.Type0"]
     modes = ("binary", "structured") if args.mode == "both" else (args.mode,)

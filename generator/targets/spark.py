@@ -101,7 +101,7 @@ def plan(
 def _payload_checks(catalog: ir.Catalog) -> dict[str, str]:
     """Message id -> the literal of its payload's ``const`` / ``enum`` checks, for the JSON
     Schema payloads of definitions tied with others on the wire (``overlap.ties``): what the
-    Spark decoder checks to tell them apart (``xrgen_runtime._spark_ties``)."""
+    Spark decoder checks to tell them apart (``xrgen_runtime.spark.ties``)."""
     out: dict[str, str] = {}
     for group in overlap.ties(catalog):
         for m in group:

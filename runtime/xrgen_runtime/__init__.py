@@ -9,7 +9,7 @@ errors of all of them.
 Modules: ``bindings`` (pure codecs, one per protocol binding, plus ``jsonformat``; the package
 itself is the registry of the bindings' declarations, ``bindings.BINDINGS``), ``adapters``
 (client libraries: each module imports its library when imported), ``formats`` (payload
-codecs), ``spark`` support in ``_spark`` (imported by a generated ``spark.py``; needs
+codecs), ``spark`` (the Spark decoders, imported by a generated ``spark.py``; needs
 pyspark). ``_produce`` and ``_dispatch`` are the engines behind the generated ``producer.py``
 and ``consumer.py``; the names below load them (and the modules that define ``Event``,
 ``DecodeError`` and the message definitions) on first use. ``testing``: in-memory brokers,

@@ -171,20 +171,20 @@ def test_generator_protocols() -> None:
     ]
 
 
-# The Spark consumer (``_spark*.py``): its landing schemas and decoders by binding. Owned by
-# the Spark modules; the check of what they read from the declarations goes here.
+# The Spark consumer (``spark/``): its landing schemas and decoders by binding. Owned by
+# the Spark package; the check of what it reads from the declarations goes here.
 def test_spark_landing_shapes() -> None:
     from pyspark.sql.types import StructType
 
-    spark = importlib.import_module("xrgen_runtime._spark")
-    wires = importlib.import_module("xrgen_runtime._spark_wires")
+    spark = importlib.import_module("xrgen_runtime.spark")
+    wires = importlib.import_module("xrgen_runtime.spark.wires")
     assert set(spark.LANDING_SCHEMAS) == set(BINDINGS)
     # every landing shape has a reader, built from its declaration (and structured JSON text)
-    assert set(wires._WIRES) == {*BINDINGS, "json"}
+    assert set(wires.WIRES) == {*BINDINGS, "json"}
     for b in SPECS:
         assert StructType.fromJson(b.landing_json()) == spark.LANDING_SCHEMAS[b.name], b.name
         assert callable(getattr(spark, b.decoder))
-        wire = wires._WIRES[b.name]
+        wire = wires.WIRES[b.name]
         assert wire.spec is b and wire.family == b.family and wire.transit == b.transit
         # the fields a reader reads exist in the landing shape
         landing = set(spark.LANDING_SCHEMAS[b.name].fieldNames())

@@ -1,4 +1,4 @@
-"""Spark fixtures: ONE local SparkSession per test run, the runtime's ``_spark`` module.
+"""Spark fixtures: ONE local SparkSession per test run, the runtime's ``spark`` package.
 
 pyspark missing: the spark tests are skipped locally with an install hint, and FAIL under
 ``CI=true`` (a missing dependency must not hide behind a skip there).
@@ -56,10 +56,10 @@ def spark() -> Iterator[Any]:
 
 @pytest.fixture(scope="session")
 def spark_rt(runtime_package: ModuleType, spark: Any) -> ModuleType:
-    """The runtime package's ``_spark`` module (imported after the session exists)."""
+    """The runtime package's ``spark`` package (imported after the session exists)."""
     import importlib
 
-    return importlib.import_module(runtime_package.__name__ + "._spark")
+    return importlib.import_module(runtime_package.__name__ + ".spark")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -61,12 +61,12 @@ TIMES = [
 
 def _sql(spark_rt: ModuleType) -> ModuleType:
     """The SQL text builder the decoder's helpers take and return."""
-    return importlib.import_module(spark_rt.__name__ + "_sql")
+    return importlib.import_module(spark_rt.__name__ + ".sql")
 
 
-def _columns(spark_rt: ModuleType) -> ModuleType:
-    """The decoder's column helpers."""
-    return importlib.import_module(spark_rt.__name__ + "_columns")
+def _values(spark_rt: ModuleType) -> ModuleType:
+    """How the decoder reads values."""
+    return importlib.import_module(spark_rt.__name__ + ".values")
 
 
 def _spark_values(spark: Any, values: list[str], column: Any) -> list[Any]:
@@ -80,7 +80,7 @@ def _spark_values(spark: Any, values: list[str], column: Any) -> list[Any]:
 def test_structured_mode_detection_matches_the_codecs(
     spark: Any, spark_rt: ModuleType, runtime_package: ModuleType
 ) -> None:
-    """``_media_is_cloudevents`` says structured where the codecs' ``content_mode`` does not say
+    """``media_is_cloudevents`` says structured where the codecs' ``content_mode`` does not say
     binary (structured, batch, or an unsupported ``application/cloudevents`` format)."""
     common = importlib.import_module(runtime_package.__name__ + ".bindings._common")
     v = _sql(spark_rt).col("v")
@@ -92,7 +92,7 @@ def test_structured_mode_detection_matches_the_codecs(
             return True  # application/cloudevents+xml: a format other than JSON
 
     got = _spark_values(
-        spark, CONTENT_TYPES, _columns(spark_rt)._media_is_cloudevents(v)
+        spark, CONTENT_TYPES, _values(spark_rt).media_is_cloudevents(v)
     )
     assert dict(zip(CONTENT_TYPES, got, strict=True)) == {
         ct: python(ct) for ct in CONTENT_TYPES
@@ -100,7 +100,7 @@ def test_structured_mode_detection_matches_the_codecs(
     assert got.count(True) == 12  # the list covers both verdicts
     # a missing header is binary mode
     null = spark.createDataFrame([(None,)], "v string")
-    test = _columns(spark_rt)._media_is_cloudevents(v).sql
+    test = _values(spark_rt).media_is_cloudevents(v).sql
     assert null.selectExpr(test).first()[0] is False
 
 
@@ -117,7 +117,7 @@ def test_batch_mode_detection_matches_the_codecs(
         except runtime_package.DecodeError:
             return False
 
-    wire = importlib.import_module(spark_rt.__name__ + "_wires")._Http()
+    wire = importlib.import_module(spark_rt.__name__ + ".wires")._Http()
     wire.content_type = lambda: _sql(spark_rt).col("v")  # the content type under test
     got = _spark_values(spark, CONTENT_TYPES, wire.unsupported())
     assert dict(zip(CONTENT_TYPES, got, strict=True)) == {
@@ -129,7 +129,7 @@ def test_batch_mode_detection_matches_the_codecs(
 def test_timestamp_attributes_parse_as_the_codecs_do(
     spark: Any, spark_rt: ModuleType, runtime_package: ModuleType
 ) -> None:
-    """``_typed(raw, "timestamp")`` is set exactly where ``parse_time`` accepts the text, with
+    """``values.typed(raw, "timestamp")`` is set exactly where ``parse_time`` accepts the text, with
     the same instant."""
     core = importlib.import_module(runtime_package.__name__ + "._time")
 
@@ -140,7 +140,7 @@ def test_timestamp_attributes_parse_as_the_codecs_do(
             return None
 
     v = _sql(spark_rt).col("v")
-    got = _spark_values(spark, TIMES, _columns(spark_rt)._typed(v, "timestamp"))
+    got = _spark_values(spark, TIMES, _values(spark_rt).typed(v, "timestamp"))
     expected = [python(t) for t in TIMES]
     assert [g is not None for g in got] == [e is not None for e in expected]
     assert [g.timestamp() for g in got if g] == [e.timestamp() for e in expected if e]

@@ -502,11 +502,11 @@ def test_structured_envelope_verdicts_match_the_dispatcher(
     df = kafka_df([catalog.row(m, n) for n, m in enumerate(messages)])
     decoder = spark_rt.SparkDecoder(chosen, catalog.schemas, "kafka")
     variants = {"variant by type": 3, "one variant": 1, "data as text": 3}[layout]
-    assert decoder.envelopes is not None
-    types, default = decoder.envelopes
+    assert decoder.plan.envelopes is not None
+    types, default = decoder.plan.envelopes
     assert len(set(types.values()) | {default}) == variants
     if layout == "data as text":  # what the decoder builds without a variant choice
-        decoder.envelopes = None
+        decoder.plan = dataclasses.replace(decoder.plan, envelopes=None)
     outputs, dead = decoder.decode(df)
     got: dict[int, tuple[str, Any]] = {}
     for mid, frame in outputs.items():
@@ -557,7 +557,7 @@ def test_envelope_variant_choice(catalog: Any, spark_rt: Any) -> None:
     schemas = dict(catalog.schemas)
 
     def choice(*defs: Any) -> Any:
-        return spark_rt.SparkDecoder(defs, schemas, "kafka").envelopes
+        return spark_rt.SparkDecoder(defs, schemas, "kafka").plan.envelopes
 
     # types -> variant (JSON payload group + 1; 0: data as text), the variant of other types
     assert choice(reading, alarm, blob) == (
@@ -589,7 +589,8 @@ def test_a_typed_output_computes_the_error_once(
     outputs, dead = spark_rt.decode_kafka(
         kafka_df(_rows(catalog)), catalog.defs, catalog.schemas
     )
-    groups = spark_rt.SparkDecoder(catalog.defs, catalog.schemas, "kafka").json_groups
+    decoder = spark_rt.SparkDecoder(catalog.defs, catalog.schemas, "kafka")
+    groups = [g for g in decoder.plan.groups if g.kind == "json"]
     assert len(groups) == 2  # Reading, Alarm
     for frame in [*outputs.values(), dead]:
         plan = frame._jdf.queryExecution().executedPlan().toString()
@@ -607,7 +608,7 @@ def test_json_payloads_run_in_the_jvm_only(
     """A catalog without Avro or Protobuf payloads gets a plan without a Python step (no
     UDF, no Arrow step) and without the payload-bytes column of the Arrow path."""
     decoder = spark_rt.SparkDecoder(catalog.defs, catalog.schemas, "kafka")
-    assert not decoder.specs  # no binary payload formats in this catalog
+    assert not decoder.plan.specs  # no binary payload formats in this catalog
     outputs, dead = decoder.decode(kafka_df(_rows(catalog)))
     for frame in [*outputs.values(), dead]:
         plan = frame._jdf.queryExecution().executedPlan().toString()
@@ -659,9 +660,10 @@ def test_outputs_of_the_same_shape_share_their_columns(
     )
     schema = catalog.schemas["com.acme.Alarm"]
     decoder = spark_rt.SparkDecoder(defs, {d.id: schema for d in defs}, "kafka")
-    first, second, third = (decoder._output_columns(t) for t in decoder.targets)
-    assert first[0] == second[0] == third[0]
-    assert first[1] is second[1] is third[1]
+    outputs_module = importlib.import_module(spark_rt.__name__ + ".outputs")
+    plan = decoder.plan
+    first, second, third = (outputs_module.shape(plan, t) for t in plan.targets)
+    assert first == second == third
     rows = [
         catalog.row(
             catalog.kafka.encode(
@@ -673,11 +675,11 @@ def test_outputs_of_the_same_shape_share_their_columns(
     ]
     routed = decoder.route(kafka_df(rows))
     selects: list[Any] = []
-    split_module = importlib.import_module(spark_rt.__package__ + "._spark_outputs")
-    apply = split_module._apply
+    sql = importlib.import_module(spark_rt.__name__ + ".sql")
+    apply = sql.apply
     monkeypatch.setattr(
-        split_module,
-        "_apply",
+        sql,
+        "apply",
         lambda df, select: selects.append(select) or apply(df, select),
     )
     outputs, _dead = decoder.split(routed)
@@ -685,3 +687,5 @@ def test_outputs_of_the_same_shape_share_their_columns(
     got = {m: [r["data"]["code"] for r in outputs[m].collect()] for m in outputs}
     assert got == {f"com.acme.T{n}": [n] for n in range(3)}
     assert len(selects) == 2  # and one for the three outputs
+    # built once for the three: one output select list among what the decoder built
+    assert [k for k in decoder._built if k[0] == "output"] == [first]

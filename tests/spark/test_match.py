@@ -57,7 +57,8 @@ def test_entries_share_branches_in_order(
     spark_rt: ModuleType, runtime_package: ModuleType
 ) -> None:
     decoder = spark_rt.SparkDecoder(_defs(runtime_package), {}, "json")
-    entries = [(t.index, types) for t, types in decoder._match_entries()]
+    match = importlib.import_module(spark_rt.__name__ + ".match")
+    entries = [(t.index, types) for t, types in match.entries(decoder.plan)]
     # most specific first (two checks: the literal type and the source constant, before the
     # type template of 4), then catalog order
     assert entries == [
@@ -71,19 +72,19 @@ def test_entries_share_branches_in_order(
 
 
 def test_match_is_the_first_matching_definition(
-    spark: Any, spark_rt: ModuleType, runtime_package: ModuleType
+    spark: Any, spark_rt: ModuleType, runtime_package: ModuleType, monkeypatch: Any
 ) -> None:
     """``_xr_m`` equals the one-branch-per-definition ``CASE`` (most specific first) on every
     combination."""
-    sql = importlib.import_module(spark_rt.__name__ + "_sql")
+    sql = importlib.import_module(spark_rt.__name__ + ".sql")
+    columns = importlib.import_module(spark_rt.__name__ + ".columns")
+    match = importlib.import_module(spark_rt.__name__ + ".match")
 
-    class PerDefinition(spark_rt.SparkDecoder):
-        def _match(self) -> Any:
-            ordered = sorted(self.targets, key=lambda t: t.rank)
-            branches = [(self._condition(t), sql.lit(t.index)) for t in ordered]
-            return importlib.import_module(spark_rt.__name__ + "_columns")._case(
-                branches
-            )
+    def per_definition(plan: Any) -> Any:
+        ordered = sorted(plan.targets, key=lambda t: t.rank)
+        return columns.case(
+            [(match.condition(plan, t), sql.lit(t.index)) for t in ordered]
+        )
 
     defs = _defs(runtime_package)
     types = ["a", "b", "c", "d", "t.q", "t.", "bulk.1", "x", *BULK, None]
@@ -96,7 +97,9 @@ def test_match_is_the_first_matching_definition(
         rows.append((json.dumps(event),))
     df = spark.createDataFrame(rows, "value string")
     ours = spark_rt.SparkDecoder(defs, {}, "json").route(df)
-    reference = PerDefinition(defs, {}, "json").route(df)
+    with monkeypatch.context() as patched:  # the stages are built at the first route
+        patched.setattr(match, "match", per_definition)
+        reference = spark_rt.SparkDecoder(defs, {}, "json").route(df)
     got = {
         r["_xr_a_id"]: r["_xr_m"] for r in ours.select("_xr_a_id", "_xr_m").collect()
     }
@@ -123,14 +126,14 @@ def test_type_lookup_buckets_agree_with_spark_crc32(
     spark: Any, spark_rt: ModuleType
 ) -> None:
     """The buckets are chosen in Python with zlib; Spark must pick the same at run time."""
-    sql = importlib.import_module(spark_rt.__name__ + "_sql")
+    sql = importlib.import_module(spark_rt.__name__ + ".sql")
     # and the characters that JSON or SQL text would have to escape: the maps reach the JVM
     # as one JSON literal
     hostile = ['q"uote', "back\\slash", "new\nline", "tab\t", "nul\x00", "{}[]:,", "'"]
     names = [*BULK, "", "ümlaut", "x" * 300, *hostile]
     types = {n: i for i, n in enumerate(names)}
     df = spark.createDataFrame([(n,) for n in [*names, "missing", None]], "t string")
-    lookup = importlib.import_module(spark_rt.__name__ + "_columns")._type_lookup(
+    lookup = importlib.import_module(spark_rt.__name__ + ".columns").type_lookup(
         types, sql.col("t")
     )
     selected = df.selectExpr("t", lookup.alias("i").sql)
@@ -145,7 +148,7 @@ def test_isin_indexes(spark: Any, spark_rt: ModuleType) -> None:
     """Few indexes: ``isin``; many: one SQL ``IN`` list, which the optimizer makes a set."""
     df = spark.createDataFrame([(i,) for i in [*range(40), None]], "_xr_m int")
     for indexes in ([3, 7], list(range(1, 40, 2))):
-        test = importlib.import_module(spark_rt.__name__ + "_columns")._isin_indexes(
+        test = importlib.import_module(spark_rt.__name__ + ".columns").isin_indexes(
             "_xr_m", indexes
         )
         selected = df.where(test.sql)
@@ -155,12 +158,12 @@ def test_isin_indexes(spark: Any, spark_rt: ModuleType) -> None:
 
 def test_type_lookup_with_an_empty_bucket(spark: Any, spark_rt: ModuleType) -> None:
     """17 types make two buckets; when all fall in one, the other is an empty map."""
-    sql = importlib.import_module(spark_rt.__name__ + "_sql")
+    sql = importlib.import_module(spark_rt.__name__ + ".sql")
     even = (f"t{i}" for i in itertools.count() if zlib.crc32(f"t{i}".encode()) % 2 == 0)
     types = {n: i for i, n in enumerate(itertools.islice(even, 17))}
     odd = next(f"u{i}" for i in itertools.count() if zlib.crc32(f"u{i}".encode()) % 2)
     df = spark.createDataFrame([(n,) for n in [*types, odd]], "t string")
-    lookup = importlib.import_module(spark_rt.__name__ + "_columns")._type_lookup(
+    lookup = importlib.import_module(spark_rt.__name__ + ".columns").type_lookup(
         types, sql.col("t")
     )
     got = {r["t"]: r["i"] for r in df.selectExpr("t", lookup.alias("i").sql).collect()}
@@ -190,7 +193,8 @@ def test_protocol_bound_variant_is_matched_before_its_earlier_base(
         protocol="MQTT/5.0",
         options=(core.OptionDef(("topic",), "sites/a"),),
     )
+    match = importlib.import_module(spark_rt.__name__ + ".match")
     mqtt = spark_rt.SparkDecoder((base, variant), {}, "mqtt")
-    assert [t.defn.id for t, _ in mqtt._match_entries()] == ["variant", "base"]
+    assert [t.defn.id for t, _ in match.entries(mqtt.plan)] == ["variant", "base"]
     kafka = spark_rt.SparkDecoder((base, variant), {}, "kafka")
-    assert [t.defn.id for t, _ in kafka._match_entries()] == ["base"]
+    assert [t.defn.id for t, _ in match.entries(kafka.plan)] == ["base"]

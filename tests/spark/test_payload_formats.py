@@ -11,9 +11,12 @@ decoder is built.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import struct
+import subprocess
+import sys
 import warnings
 from datetime import date, datetime
 from decimal import Decimal
@@ -139,8 +142,8 @@ def test_arrow_decodes_plain_avro_and_routes_mixed_json_topics(
     decoder = spark_rt.SparkDecoder(
         defs, schemas, "kafka", payloads="arrow", avro_schemas=sp.AVRO_SCHEMAS
     )
-    assert decoder.arrow_udf  # this PySpark has arrow_udf
-    decoder.arrow_udf = udf
+    assert decoder.plan.arrow_udf  # this PySpark has arrow_udf
+    decoder.plan = dataclasses.replace(decoder.plan, arrow_udf=udf)
     outputs, dead = decoder.decode(kafka_df(rows))
     plan = outputs[PLACED]._jdf.queryExecution().executedPlan().toString()
     assert ("ArrowEvalPython" in plan) is udf and ("MapInArrow" in plan) is not udf
@@ -222,7 +225,7 @@ def test_arrow_confluent_routes_by_schema_id(
 
     # known ids route: a row with another id matches no definition
     by_ids = sp.decoder("kafka", payloads="arrow", schema_ids={PLACED: schema_id})
-    assert by_ids.specs[by_ids._by_id[PLACED].index].schema_ids == {schema_id}
+    assert by_ids.plan.specs[by_ids.plan.by_id[PLACED].index].schema_ids == {schema_id}
     outputs, dead = by_ids.decode(df)
     assert data_of(outputs[PLACED]) == {0: ORDER_ROW, 1: ORDER_ROW, 2: ORDER_ROW}
     assert dead_of(dead) == {
@@ -231,7 +234,7 @@ def test_arrow_confluent_routes_by_schema_id(
     }
     # the same ids, asked of the registry when the decoder is built
     by_registry = sp.decoder("kafka", payloads="arrow", registry=registry)
-    spec = by_registry.specs[by_registry._by_id[PLACED].index]
+    spec = by_registry.plan.specs[by_registry.plan.by_id[PLACED].index]
     assert spec.schema_ids == {schema_id}
     # ids unknown: any id is read with the catalog's schema; a bad header is dead-lettered
     outputs, dead = sp.decoder("kafka", payloads="arrow").decode(df)
@@ -340,7 +343,7 @@ def test_arrow_payloads_in_structured_streaming(
 def test_connector_absence_is_reported_when_the_decoder_is_built(
     spark: Any, shop: ModuleType, tele: ModuleType, spark_rt: Any
 ) -> None:
-    payloads = importlib.import_module(spark_rt.__name__ + "_payloads")
+    payloads = importlib.import_module(spark_rt.__name__ + ".payloads")
     if payloads.connector_present(spark, "avro") or payloads.connector_present(
         spark, "protobuf"
     ):
@@ -362,7 +365,7 @@ def test_connector_absence_is_reported_when_the_decoder_is_built(
         decoder = spark_rt.SparkDecoder(
             shop._defs.ALL, sp.SCHEMAS, avro_schemas=sp.AVRO_SCHEMAS
         )
-    assert decoder.payloads == "arrow"
+    assert decoder.plan.payloads == "arrow"
     (warning,) = [w for w in caught if issubclass(w.category, RuntimeWarning)]
     assert "spark-avro_2.13" in str(warning.message) and "over Arrow" in str(
         warning.message
@@ -380,7 +383,15 @@ def test_connector_absence_is_reported_when_the_decoder_is_built(
     # a catalog without Avro or Protobuf payloads asks nothing
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert spark_rt.SparkDecoder(shop._defs.ALL, {}, "kafka").payloads is None
+        assert spark_rt.SparkDecoder(shop._defs.ALL, {}, "kafka").plan.payloads is None
+
+
+def native(decoder: Any, spec: Any) -> Any:
+    """The ``from_avro`` / ``from_protobuf`` column of ``spec`` in ``decoder``'s plan."""
+    package = type(decoder).__module__.rsplit(".", 1)[0]
+    binary = importlib.import_module(package + ".binary")
+    payload = importlib.import_module(package + ".payload")
+    return binary.parse_native(spec, payload.data_bytes(decoder.plan))
 
 
 def test_native_column_expressions(
@@ -399,8 +410,8 @@ def test_native_column_expressions(
         decoder = spark_rt.SparkDecoder(
             pkg._defs.ALL, sp.SCHEMAS, payloads="arrow", avro_schemas=sp.AVRO_SCHEMAS
         )
-        spec = decoder.specs[decoder._by_id[PLACED].index]
-        text = str(decoder._parse_native(spec))
+        spec = decoder.plan.specs[decoder.plan.by_id[PLACED].index]
+        text = str(native(decoder, spec))
         assert "from_avro(" in text and framing in text
         assert json.loads(spec.schema)["name"] == "Order"
     spt = sub(tele, "spark")
@@ -410,8 +421,8 @@ def test_native_column_expressions(
         payloads="arrow",
         proto_descriptors=spt.PROTO_DESCRIPTORS,
     )
-    spec = decoder.specs[decoder._by_id[REPORT].index]
-    column = decoder._parse_native(spec)
+    spec = decoder.plan.specs[decoder.plan.by_id[REPORT].index]
+    column = native(decoder, spec)
     assert "from_protobuf(" in str(column) and REPORT in str(column)
     # the descriptor set is what protoc --include_imports writes: it parses and has the message
     from google.protobuf import descriptor_pb2
@@ -419,7 +430,7 @@ def test_native_column_expressions(
     files = descriptor_pb2.FileDescriptorSet.FromString(spec.descriptors).file
     assert "DeviceReport" in [m.name for m in files[-1].message_type]
     # a plan with the native expression names it (and fails at analysis without the jar)
-    decoder.payloads = "native"
+    decoder.plan = dataclasses.replace(decoder.plan, payloads="native")
     rows = rows_of(
         tele, [(tele.MESSAGES[REPORT].create(REPORT_DATA, device="d1"), "binary")]
     )
@@ -427,15 +438,27 @@ def test_native_column_expressions(
         decoder.decode(kafka_df(rows))[0][REPORT].collect()
 
 
+@pytest.mark.parametrize(
+    "module", ["xrgen_runtime.spark.check", "xrgen_runtime._spark_check"]
+)
+def test_native_path_check_command(module: str) -> None:
+    """The command of docs/spark.md starts under either module name."""
+    result = subprocess.run(
+        [sys.executable, "-m", module, "--help"], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    assert "native Avro/Protobuf Spark decoding" in result.stdout
+
+
 def test_native_path_check_compares_with_the_arrow_path(
     spark: Any, shop: ModuleType, tele: ModuleType, spark_rt: Any, capsys: Any
 ) -> None:
-    """``python -m xrgen_runtime._spark_check PACKAGE`` (docs/spark.md): without the
+    """``python -m xrgen_runtime.spark.check PACKAGE`` (docs/spark.md): without the
     connectors it names the missing package; its comparison reports rows that do not decode
     alike (here the "native" decoder is the Arrow one, then one that decodes nothing).
     """
-    check = importlib.import_module(spark_rt.__name__ + "_check")
-    payloads = importlib.import_module(spark_rt.__name__ + "_payloads")
+    check = importlib.import_module(spark_rt.__name__ + ".check")
+    payloads = importlib.import_module(spark_rt.__name__ + ".payloads")
     if payloads.connector_present(spark, "avro"):
         pytest.skip("this session has a Spark connector (XRGEN_SPARK_JARS)")
     problems = check.check(spark, shop.__name__, events=2)
@@ -491,7 +514,7 @@ def test_arrow_step_builds_the_array_row_by_row_results_would_give(
         TimestampType,
     )
 
-    payloads = importlib.import_module(spark_rt.__package__ + "._spark_payloads")
+    payloads = importlib.import_module(spark_rt.__name__ + ".payloads")
     schema = {
         "type": "record",
         "name": "R",

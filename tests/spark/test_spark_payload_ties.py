@@ -105,9 +105,10 @@ def test_only_a_decoder_with_ties_has_tie_stages(
     sp = importlib.import_module(acme.__name__ + ".spark")
     assert sp.PAYLOAD_CHECKS == {}
     decoder = sp.decoder("kafka")
-    assert decoder.ties == [] and decoder._tie_stages(["a"]) == []
+    ties = importlib.import_module(type(decoder).__module__.rsplit(".", 1)[0] + ".ties")
+    assert decoder.plan.ties == () and ties.stages(decoder.plan, ["a"]) == []
     tied = importlib.import_module(pkg.__name__ + ".spark").decoder("mqtt")
-    assert [[t.defn.id for t in run] for run in tied.ties] == [
+    assert [[t.defn.id for t in run] for run in tied.plan.ties] == [
         ["payloads.host.Death", "payloads.host.Birth"],  # bound to MQTT: first
         ["payloads.lamp.On", "payloads.lamp.Off"],
     ]
@@ -133,5 +134,5 @@ def test_runs_read_placeholders_by_position_and_leave_out_repeats(spark_rt: Modu
     decoder = spark_rt.SparkDecoder(
         defs, dict.fromkeys("abcd", online), "json", payload_checks=checks
     )
-    assert [[t.defn.id for t in run] for run in decoder.ties] == [["a", "b"]]
-    assert decoder.tie_leader == {1: 0}
+    assert [[t.defn.id for t in run] for run in decoder.plan.ties] == [["a", "b"]]
+    assert decoder.plan.tie_leader == {1: 0}

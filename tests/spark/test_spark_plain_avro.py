@@ -5,6 +5,7 @@ the values the producer created."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from datetime import datetime
 from types import ModuleType
@@ -46,11 +47,11 @@ def test_plain_avro_rows_decode_on_every_binding(spark: Any, wind: ModuleType, u
     seen: set[str] = set()
     for name, batch in sorted(rows.items()):
         decoder = sp.decoder(name, payloads="arrow")
-        decoder.arrow_udf = udf and decoder.arrow_udf
+        plan = decoder.plan = dataclasses.replace(decoder.plan, arrow_udf=udf and decoder.plan.arrow_udf)
         # the plain Avro definitions are read as Avro, not with from_json
-        avro = {t.defn.id for t in decoder.targets if t.index in decoder.specs}
-        assert {t.defn.id for t in decoder.targets if t.defn.id in WIND_MESSAGES} <= avro
-        assert all(decoder.specs[t.index].format == "avro" for t in decoder.targets if t.defn.id in avro)
+        avro = {t.defn.id for t in plan.targets if t.index in plan.specs}
+        assert {t.defn.id for t in plan.targets if t.defn.id in WIND_MESSAGES} <= avro
+        assert all(plan.specs[t.index].format == "avro" for t in plan.targets if t.defn.id in avro)
         df = spark.createDataFrame(batch, sp.LANDING_SCHEMAS[name])
         outputs, dead = decoder.decode(df)
         assert dead.count() == 0, dead.select("reason", "detail").collect()

@@ -385,7 +385,7 @@ def test_http_batch_bodies_are_unsupported_before_any_json_error(
     df = spark.createDataFrame(rows, spark_rt.LANDING_SCHEMAS["http"])
     alarm = [d for d in catalog.defs if d.id == "com.acme.Alarm"]
     decoder = spark_rt.SparkDecoder(alarm, catalog.schemas, "http")
-    assert decoder.envelopes == ({"com.acme.Alarm": 1}, 1)  # one typed variant
+    assert decoder.plan.envelopes == ({"com.acme.Alarm": 1}, 1)  # one typed variant
     outputs, dead = decoder.decode(df)
     assert sum(frame.count() for frame in outputs.values()) == 0
     assert [(r["reason"], r["detail"]) for r in dead.collect()] == [

@@ -2,17 +2,17 @@
 routes them: the first of them (most specific first, then catalog order) whose payload is
 accepted takes the row.
 
-The match gives a row of such a run (``_Plan.ties``: targets with equal match conditions,
+The match gives a row of such a run (``Plan.ties``: targets with equal match conditions,
 next to each other in match order) the index of the first of the run. The payload parse
-stage parses the row with the payload type of every member (``_Parse._parse_columns``), and a
-stage after it (:meth:`_Ties._tie_stages`) replaces ``_xr_m`` with the first member that
+stage parses the row with the payload type of every member (``payload.parse_columns``), and
+the stages after it (:func:`stages`) replace ``_xr_m`` with the first member that
 accepts the payload: no payload error (``from_json`` and the required fields, as for any
 row) and, where the generated ``spark.py`` lists them (``PAYLOAD_CHECKS``: the ``const`` /
 ``enum`` values of required payload members of tied definitions), those values. When no
 member accepts it, the row stays with the first one and is dead-lettered with its payload
 error, or ``validation-error`` / ``invalid payload`` when only the checks failed, as the
-dispatcher reports the first candidate's. The outputs and errors then follow the chosen
-index. A decoder without such runs has no extra stage.
+dispatcher reports the first candidate's (``errors.final``). The outputs and errors then
+follow the chosen index. A decoder without such runs has no extra stage.
 
 Runs are made of JSON and opaque payloads only: tied Avro or Protobuf payloads go to the
 first definition, as the match gives them. A run ends at a definition with other conditions,
@@ -38,66 +38,57 @@ from pyspark.sql.types import (
     StructType,
 )
 
-from . import _spark_sql as S
-from ._spark_columns import _case, _err, _isin_indexes
-from ._spark_errors import VALIDATION_ERROR, _Errors
-from ._spark_sql import Expr as X
-from ._spark_targets import _Target
+from . import errors, payload
+from . import names as N
+from . import sql as S
+from .columns import case, isin_indexes
+from .plan import Plan
+from .sql import Expr as X
+from .targets import Target
 
 _INTEGERS = (ByteType, ShortType, IntegerType, LongType)
 _FLOATS = (FloatType, DoubleType)
 
 
-class _Ties(_Errors):
-    """The payload choice among tied definitions (see the module docstring)."""
+def stages(plan: Plan, names: Sequence[str]) -> list[list[X]]:
+    """The ``select`` lists that set ``_xr_m`` to the chosen member of each run and
+    ``_xr_tn`` (no member accepts the payload) on the columns ``names``; none without
+    runs."""
+    if not plan.ties:
+        return []
+    choose = [*map(S.col, names), _choice(plan).alias(N.TIE_CHOICE)]
+    chosen = S.col(N.TIE_CHOICE)
+    first = isin_indexes(N.MATCH, [run[0].index for run in plan.ties])
+    settle = [
+        *(S.col(n) for n in names if n != N.MATCH),
+        S.coalesce(chosen, S.col(N.MATCH)).alias(N.MATCH),
+        (first & chosen.isNull()).alias(N.TIE_NONE),
+    ]
+    return [choose, settle]
 
-    def _tie_stages(self, names: Sequence[str]) -> list[list[X]]:
-        """The ``select`` lists that set ``_xr_m`` to the chosen member of each run and
-        ``_xr_tn`` (no member accepts the payload) on the columns ``names``; none without
-        runs."""
-        if not self.ties:
-            return []
-        choose = [*map(S.col, names), self._choice().alias("_xr_tc")]
-        chosen = S.col("_xr_tc")
-        first = _isin_indexes("_xr_m", [run[0].index for run in self.ties])
-        settle = [
-            *(S.col(n) for n in names if n != "_xr_m"),
-            S.coalesce(chosen, S.col("_xr_m")).alias("_xr_m"),
-            (first & chosen.isNull()).alias("_xr_tn"),
+
+def _choice(plan: Plan) -> X:
+    """The index of the first member of its run that accepts a row's payload (``NULL``:
+    none does, or the row is in no run)."""
+    return case(
+        [
+            (
+                S.col(N.MATCH) == run[0].index,
+                case([(_accepts(plan, t), S.lit(t.index)) for t in run]),
+            )
+            for run in plan.ties
         ]
-        return [choose, settle]
+    )
 
-    def _choice(self) -> X:
-        """The index of the first member of its run that accepts a row's payload (``NULL``:
-        none does, or the row is in no run)."""
-        return _case(
-            [
-                (
-                    S.col("_xr_m") == run[0].index,
-                    _case([(self._accepts(t), S.lit(t.index)) for t in run]),
-                )
-                for run in self.ties
-            ]
-        )
 
-    def _error(self) -> X:
-        """The error struct of a row (``NULL`` when good): a row of a run that no member
-        accepts keeps the first member's error, else ``invalid payload`` (its checks).
-        """
-        error = super()._error()
-        if not self.ties:
-            return error
-        rejected = S.when(S.col("_xr_tn"), _err(VALIDATION_ERROR, "invalid payload"))
-        return S.coalesce(error, rejected)
-
-    def _accepts(self, t: _Target) -> X:
-        """Whether ``t`` takes a row of its run: no payload error, and its checks hold."""
-        ok = self._payload_error(t).isNull()
-        if t.dtype is not None:
-            value = self._payload(t)[0]
-            for path, values in self.payload_checks.get(t.defn.id, ()):
-                ok = ok & _holds(value, t.dtype, path, values)
-        return S.coalesce(ok, S.lit(False))
+def _accepts(plan: Plan, t: Target) -> X:
+    """Whether ``t`` takes a row of its run: no payload error, and its checks hold."""
+    ok = errors.of_payload(plan, t).isNull()
+    if t.dtype is not None:
+        value = payload.value(plan, t)[0]
+        for path, values in plan.payload_checks.get(t.defn.id, ()):
+            ok = ok & _holds(value, t.dtype, path, values)
+    return S.coalesce(ok, S.lit(False))
 
 
 def _holds(value: X, dtype: DataType, path: Sequence[str], values: Sequence[Any]) -> X:

@@ -1,7 +1,7 @@
-"""The landing shapes of the Spark decoder: their schemas and how each one is read.
+"""The landing shapes of the decoder: their schemas and how each one is read.
 
 ``LANDING_SCHEMAS[binding]`` is the DataFrame schema that wire messages of a binding land in,
-as the binding's declaration (``bindings.BINDINGS``) states it; a :class:`_Wire` reads the
+as the binding's declaration (``bindings.BINDINGS``) states it; a :class:`Wire` reads the
 CloudEvents attributes, content type, payload and protocol options of rows of that shape, with
 the declaration's family, transit, case-insensitive and upper-case fields.
 """
@@ -12,18 +12,11 @@ from collections.abc import Sequence
 
 from pyspark.sql.types import StructType
 
-from . import _spark_sql as S
-from ._spark_columns import (
-    _any,
-    _media_is_cloudevents,
-    _pair,
-    _pct_decoded,
-    _pct_invalid,
-    _starts_caseless,
-    _text,
-)
-from ._spark_sql import Expr as X
-from .bindings import BINDINGS, BindingSpec
+from ..bindings import BINDINGS, BindingSpec
+from . import sql as S
+from .columns import any_of, as_text, pair
+from .sql import Expr as X
+from .values import media_is_cloudevents, pct_decoded, pct_invalid, starts_caseless
 
 #: Landing schemas of wire messages, from the binding declarations (mirroring the
 #: ``*Message`` types). ``kafka`` is Spark's Kafka source schema. AMQP application
@@ -34,7 +27,7 @@ LANDING_SCHEMAS: dict[str, StructType] = {
 }
 
 
-class _Wire:
+class Wire:
     """Reads one landing shape. Subclasses set the class attributes and override readers;
     ``spec`` is the binding's declaration (``None`` for structured JSON rows)."""
 
@@ -64,7 +57,7 @@ class _Wire:
         return S.lit(None).cast("string")
 
     def structured(self) -> X:
-        return _media_is_cloudevents(self.content_type())
+        return media_is_cloudevents(self.content_type())
 
     def unsupported(self) -> X:
         """Rows of a content mode the decoder does not handle (HTTP batch)."""
@@ -92,7 +85,7 @@ class _Wire:
     def option(self, path: tuple[str, ...]) -> X | None:
         """The text of protocol option ``path`` (``None``: not readable from this shape)."""
         if len(path) == 1 and path[0] in self.fields:
-            text = _text(S.col(self.fields[path[0]]))
+            text = as_text(S.col(self.fields[path[0]]))
             if self.spec is not None and path[0] in self.spec.upper:
                 return S.fn("upper", text)
             return text
@@ -104,7 +97,7 @@ class _Wire:
         return None
 
 
-class _Kafka(_Wire):
+class _Kafka(Wire):
     payload = "value"
     lineage = ("topic", "partition", "offset", "timestamp")
     fields = {"topic": "topic", "partition": "partition", "key": "key"}
@@ -113,16 +106,16 @@ class _Kafka(_Wire):
         return S.col("value")  # a null value (tombstone) is no data; b"" stays b""
 
     def content_type(self) -> X:
-        return _text(_pair(S.col("headers"), "content-type"))
+        return as_text(pair(S.col("headers"), "content-type"))
 
     def attribute(self, name: str) -> X:
-        return _text(_pair(S.col("headers"), "ce_" + name))
+        return as_text(pair(S.col("headers"), "ce_" + name))
 
     def keyed(self, field: str, key: str) -> X | None:
-        return _text(_pair(S.col("headers"), key)) if field == "headers" else None
+        return as_text(pair(S.col("headers"), key)) if field == "headers" else None
 
 
-class _Amqp(_Wire):
+class _Amqp(Wire):
     payload = "body"
     lineage = ("address",)
     fields = {"address": "address"}
@@ -136,15 +129,15 @@ class _Amqp(_Wire):
 
     def keyed(self, field: str, key: str) -> X | None:
         if field == "properties":
-            return _text(S.col("properties").getField(key.replace("-", "_")))
+            return as_text(S.col("properties").getField(key.replace("-", "_")))
         if field in ("application_properties", "message_annotations", "footer"):
             return S.col(field)[key]
         if field == "header":
-            return _text(S.col("header").getField(key.replace("-", "_")))
+            return as_text(S.col("header").getField(key.replace("-", "_")))
         return None
 
 
-class _Mqtt(_Wire):
+class _Mqtt(Wire):
     lineage = ("topic",)
     fields = {
         "topic": "topic",
@@ -158,48 +151,44 @@ class _Mqtt(_Wire):
         return S.col("content_type")
 
     def structured(self) -> X:
-        return (S.col("version") == "3.1.1") | _media_is_cloudevents(
-            self.content_type()
-        )
+        return (S.col("version") == "3.1.1") | media_is_cloudevents(self.content_type())
 
     def attribute(self, name: str) -> X:
-        return _pair(S.col("user_properties"), name)
+        return pair(S.col("user_properties"), name)
 
     def keyed(self, field: str, key: str) -> X | None:
-        return _pair(S.col(field), key) if field == "user_properties" else None
+        return pair(S.col(field), key) if field == "user_properties" else None
 
 
-class _Nats(_Wire):
+class _Nats(Wire):
     lineage: tuple[str, ...] = ("subject",)
     fields = {"subject": "subject", "reply": "reply"}
 
     def content_type(self) -> X:
-        return _pair(
-            S.col("headers"), "content-type", caseless=self.caseless("headers")
-        )
+        return pair(S.col("headers"), "content-type", caseless=self.caseless("headers"))
 
     def structured(self) -> X:
         """``Content-Type`` says so, or no ``ce-`` headers and a JSON object payload."""
         ce_header = self.attribute("specversion").isNotNull()
-        json_object = S.fn("ltrim", _text(S.col(self.payload))).startswith("{")
+        json_object = S.fn("ltrim", as_text(S.col(self.payload))).startswith("{")
         plain = ~ce_header & S.coalesce(json_object, False)
-        return _media_is_cloudevents(self.content_type()) | plain
+        return media_is_cloudevents(self.content_type()) | plain
 
     def attribute(self, name: str) -> X:
-        return _pct_decoded(self._raw_attribute(name))
+        return pct_decoded(self._raw_attribute(name))
 
     def _raw_attribute(self, name: str) -> X:
-        return _pair(S.col("headers"), "ce-" + name, caseless=self.caseless("headers"))
+        return pair(S.col("headers"), "ce-" + name, caseless=self.caseless("headers"))
 
     def attribute_invalid(self, names: Sequence[str]) -> X | None:
-        return _any([_pct_invalid(self._raw_attribute(n)) for n in names])
+        return any_of([pct_invalid(self._raw_attribute(n)) for n in names])
 
     def datacontenttype(self) -> X:
         return self.attribute("datacontenttype")
 
     def keyed(self, field: str, key: str) -> X | None:
         if field == "headers":
-            return _pair(S.col("headers"), key, caseless=self.caseless("headers"))
+            return pair(S.col("headers"), key, caseless=self.caseless("headers"))
         return None
 
 
@@ -209,13 +198,13 @@ class _Http(_Nats):
     fields = {"method": "method", "status": "status"}
 
     def structured(self) -> X:
-        return _media_is_cloudevents(self.content_type())
+        return media_is_cloudevents(self.content_type())
 
     def datacontenttype(self) -> X:
         return self.content_type()
 
     def unsupported(self) -> X:
-        return _starts_caseless(self.content_type(), "application/cloudevents-batch")
+        return starts_caseless(self.content_type(), "application/cloudevents-batch")
 
     def option(self, path: tuple[str, ...]) -> X | None:
         if path == ("path",):
@@ -230,7 +219,7 @@ class _Http(_Nats):
         return super().option(path)
 
 
-class _Pulsar(_Wire):
+class _Pulsar(Wire):
     lineage = ("topic",)
     fields = {"topic": "topic", "partition_key": "partition_key"}
 
@@ -248,7 +237,7 @@ class _Pulsar(_Wire):
         return S.col("properties")[key] if field == "properties" else None
 
 
-class _RocketMq(_Wire):
+class _RocketMq(Wire):
     payload = "body"
     lineage = ("topic",)
     fields = {"topic": "topic", "tag": "tag"}
@@ -268,7 +257,7 @@ class _RocketMq(_Wire):
         return S.col("properties")[key] if field == "properties" else None
 
 
-class _Json(_Wire):
+class _Json(Wire):
     payload = "value"
 
     def structured(self) -> X:
@@ -282,7 +271,7 @@ class _Json(_Wire):
 
 
 #: how each landing shape is read, by binding name (and ``json``: structured events as text)
-_READERS: dict[str, type[_Wire]] = {
+_READERS: dict[str, type[Wire]] = {
     "kafka": _Kafka,
     "amqp": _Amqp,
     "mqtt": _Mqtt,
@@ -291,7 +280,7 @@ _READERS: dict[str, type[_Wire]] = {
     "pulsar": _Pulsar,
     "rocketmq": _RocketMq,
 }
-_WIRES: dict[str, _Wire] = {
+WIRES: dict[str, Wire] = {
     **{name: _READERS[name](spec) for name, spec in BINDINGS.items()},
     "json": _Json(),
 }

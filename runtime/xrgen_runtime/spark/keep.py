@@ -20,6 +20,8 @@ from typing import Literal
 from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 
+from .names import MATCH
+
 Keep = Literal["checkpoint", "cache"]
 
 
@@ -33,7 +35,7 @@ def keep_rows(frame: DataFrame, keep: Keep) -> tuple[DataFrame, Callable[[], Non
             rows.unpersist(False)
 
         return kept, release
-    cached = frame.sortWithinPartitions("_xr_m").persist(StorageLevel.MEMORY_AND_DISK)
+    cached = frame.sortWithinPartitions(MATCH).persist(StorageLevel.MEMORY_AND_DISK)
 
     def uncache() -> None:
         cached.unpersist()

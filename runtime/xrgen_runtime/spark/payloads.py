@@ -1,6 +1,6 @@
-"""Avro and Protobuf payloads in the Spark decoder: the connector check and the Arrow path.
+"""Avro and Protobuf payloads in the decoder: the connector check and the Arrow path.
 
-``SparkDecoder`` (``_spark.py``) reads a payload whose content type is Avro binary or
+``SparkDecoder`` reads a payload whose content type is Avro binary or
 Protobuf in one of two ways (``payloads=``):
 
 - ``native``: ``from_avro`` / ``from_protobuf`` column expressions. They need Spark's
@@ -28,6 +28,8 @@ import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from .names import CORRUPT_FIELD, END_FIELD
 
 __all__ = [
     "CONNECTORS",
@@ -115,7 +117,7 @@ _DECODERS: dict[PayloadSpec, Any] = {}
 def _avro_decoder(spec: PayloadSpec) -> Any:
     import fastavro
 
-    from .formats._avro_compile import Unsupported, compile_codec
+    from ..formats._avro_compile import Unsupported, compile_codec
 
     parsed = fastavro.parse_schema(json.loads(spec.schema))
     try:
@@ -143,7 +145,7 @@ def _protobuf_decoder(spec: PayloadSpec) -> Any:
         message_factory,
     )
 
-    from .formats.protobuf import _converter
+    from ..formats.protobuf import _converter
 
     pool = descriptor_pool.DescriptorPool()
     for proto in descriptor_pb2.FileDescriptorSet.FromString(spec.descriptors).file:
@@ -225,9 +227,9 @@ def decode_array(
         return built
     rows: list[Any] = [
         (
-            {"v": value, "_xr_end": True}
+            {"v": value, END_FIELD: True}
             if ok
-            else {"_xr_corrupt": bad[i]} if i in bad else None
+            else {CORRUPT_FIELD: bad[i]} if i in bad else None
         )
         for i, (value, ok) in enumerate(zip(values, decoded, strict=True))
     ]
@@ -297,7 +299,7 @@ def _arrow(rows: list[Any], arrow_type: Any, dtype: Any) -> Any:
     fixed: list[Any] = []
     for row in rows:
         if row is not None and "v" in row:
-            row = {"v": _conform(row["v"], dtype), "_xr_end": True}
+            row = {"v": _conform(row["v"], dtype), END_FIELD: True}
             try:
                 pa.array([row], type=arrow_type)
             except (
@@ -307,6 +309,7 @@ def _arrow(rows: list[Any], arrow_type: Any, dtype: Any) -> Any:
                 TypeError,
                 ValueError,
             ) as exc:
-                row = {"_xr_corrupt": f"value does not fit the Spark type: {exc}"[:200]}
+                reason = f"value does not fit the Spark type: {exc}"[:200]
+                row = {CORRUPT_FIELD: reason}
         fixed.append(row)
     return pa.array(fixed, type=arrow_type)

@@ -1,4 +1,4 @@
-"""Spark SQL expression text for the Spark decoder: the one place catalog text becomes SQL.
+"""Spark SQL expression text for the decoder: the one place catalog text becomes SQL.
 
 The decoder builds its column expressions as SQL text (:class:`Expr`, with the operators and
 methods of ``pyspark.sql.Column`` it uses) and hands each ``select`` list to the JVM in one
@@ -14,6 +14,7 @@ escape, or be read by Spark's ``${var}`` substitution, whatever the session's pa
 (``spark.sql.parser.escapedStringLiterals``). Field and map keys are literals too
 (``expr['name']``); identifiers are the decoder's own column names and the landing schemas'
 (backquoted, a backquote doubled). The optimizer folds the casts of constants into literals.
+:func:`apply` hands a ``select`` list to the JVM.
 """
 
 from __future__ import annotations
@@ -22,12 +23,17 @@ import json
 import math
 import re
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["Expr", "col", "fn", "lit", "when"]
+from .names import LAMBDA
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+__all__ = ["Expr", "apply", "col", "fn", "lit", "when"]
 
 _PLAIN = re.compile(r"[ !\"#%&()*+,\-./0-9:;<=>?@A-Z\[\]^_a-z{|}~]*")
-_LAMBDA = [0]
+_LAMBDAS = [0]  # variables numbered so far
 
 
 def quote(name: str) -> str:
@@ -204,8 +210,8 @@ def fn(name: str, *args: object) -> Expr:
 
 def lambda_(body: Any) -> str:
     """``x -> body(x)`` with a variable name no input column can shadow in the body."""
-    _LAMBDA[0] += 1
-    var = f"_xr_l{_LAMBDA[0]}"
+    _LAMBDAS[0] += 1
+    var = f"{LAMBDA}{_LAMBDAS[0]}"
     return f"{var} -> {_expr(body(Expr(var))).sql}"
 
 
@@ -275,3 +281,18 @@ def from_json(text: Expr, schema: Any, options: dict[str, str] | None = None) ->
 def json_text(value: object) -> str:
     """Compact JSON of ``value`` (for literals the optimizer folds)."""
     return json.dumps(value, separators=(",", ":"))
+
+
+def apply(df: DataFrame, select: Sequence[Any]) -> DataFrame:
+    """``df`` with the ``select`` list (``"*"``, :class:`Expr` or, for the native Avro /
+    Protobuf expressions, ``Column``): one call into the JVM when all are SQL text."""
+    if all(isinstance(c, (str, Expr)) for c in select):
+        return df.selectExpr(*(c if isinstance(c, str) else c.sql for c in select))
+    from pyspark.sql import functions as F
+
+    return df.select(
+        *(
+            c if isinstance(c, str) else F.expr(c.sql) if isinstance(c, Expr) else c
+            for c in select
+        )
+    )
