@@ -39,6 +39,7 @@ from .cloudevents import (
     is_cloudevents,
     may_be_absolute,
     registry_base,
+    takes_group_envelope,
 )
 from .diagnostics import Diagnostics, pointer
 from .endpoints.references import (
@@ -432,6 +433,7 @@ class _Resolver:
             src = ent
         data = dict(data)  # later steps replace values, never mutate shared nested ones
         data["messageid"] = mid
+        self.group_envelope(gid, data, ent)
         data.pop("meta", None)
         data.pop("xref", None)
         derived = alias_of is None and isinstance(ent.data.get("basemessage"), str)
@@ -439,6 +441,35 @@ class _Resolver:
         rm.schema = self.schema(data, src)
         self.implied(rm)
         return rm
+
+    def group_envelope(self, gid: str, data: dict[str, Any], ent: Entity) -> None:
+        """A message without ``envelope`` takes its group's (``takes_group_envelope``), or is
+        a plain protocol message: either way note XRG147, as xRegistry requires every message
+        of a group to repeat the group's envelope."""
+        group = self.reg.messagegroups.get(gid)
+        envelope = group.entity.data.get("envelope") if group is not None else None
+        if data.get("envelope") is not None or not isinstance(envelope, str):
+            return
+        owner = self.owner(gid)
+        if takes_group_envelope(data):
+            data["envelope"] = envelope
+            read = f"it takes its {owner}'s {envelope!r}"
+        else:
+            read = (
+                f"with a 'protocol' and no 'envelopemetadata' it is read as a plain"
+                f" {data.get('protocol')} message, not with its {owner}'s {envelope!r}"
+            )
+        self.d.note(
+            "XRG147",
+            ent.file,
+            ent.pointer,
+            f"the message declares no 'envelope'; {read} (xRegistry requires every message"
+            f" to repeat its {owner}'s envelope)",
+        )
+
+    def owner(self, gid: str) -> str:
+        """What a message group is to its messages: an endpoint's own messages form one."""
+        return "endpoint" if gid in self.reg.endpoint_groups else "group"
 
     def implied(self, rm: ResolvedMessage) -> None:
         data = rm.data
@@ -557,6 +588,15 @@ class _Resolver:
             if "protocol" not in rm.data and implied is not None:
                 rm.data["protocol"] = g.data["protocol"] if implied is gproto else implied.id
                 proto = implied
+                if implied is gproto:
+                    self.d.note(
+                        "XRG147",
+                        rm.file,
+                        rm.pointer,
+                        f"the message declares no 'protocol'; it takes its {self.owner(g.id)}'s"
+                        f" {g.data['protocol']!r} (xRegistry requires every message to repeat"
+                        f" its {self.owner(g.id)}'s protocol)",
+                    )
             if proto is None:
                 continue
             defaults = merged.get(proto.id, {})

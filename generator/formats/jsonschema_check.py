@@ -1,4 +1,5 @@
-"""Checks of an embedded JSON Schema: meta-validation against its draft (XRG154)."""
+"""Checks of an embedded JSON Schema: meta-validation against its draft (XRG150), and the
+local ``$ref``s that name nothing in the document (XRG157), in the document's own pointers."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from typing import Any
 from jsonschema import validators as js_validators
 
 from ..diagnostics import Diagnostics, pointer
+from ..suggest import closest
 from .jsonschema import Data
+from .jsonschema_fragment import dangling_refs, node_at, pointer_tokens
 
 _DRAFT_URIS = {
     "draft-04": "http://json-schema.org/draft-04/schema#",
@@ -57,6 +60,8 @@ def check_json_schema(
     dollar = schema.get("$schema")
     cls = _validator_class(dollar if isinstance(dollar, str) else None, draft)
     key = cls.__name__ + _schema_key(schema)
+    if '"$ref"' in key:
+        check_refs(schema, file, ptr, diags)
     if key in _VALID_SCHEMA_KEYS:
         return
     meta = _META_VALIDATORS.get(cls)
@@ -73,4 +78,26 @@ def check_json_schema(
             file,
             ptr + pointer(*err.absolute_path),
             f"invalid JSON Schema ({name}): {err.message}",
+        )
+
+
+def check_refs(schema: Any, file: str, ptr: str, diags: Diagnostics) -> None:
+    """A warning (XRG157) at each local ``$ref`` whose target the document does not have,
+    quoting the reference as written and the closest member of the container it names; the
+    generated model types the value ``Any``."""
+    for path, ref in dangling_refs(schema):
+        written, _, fragment = ref.partition("#")
+        target = pointer_tokens(fragment[1:])
+        parent = node_at(schema, target[:-1]) if target else None
+        near = closest(target[-1], parent, cutoff=0.6) if isinstance(parent, dict) else None
+        hint = (
+            f" (did you mean {written + '#' + pointer(*target[:-1], near)!r}?)"
+            if near is not None
+            else ""
+        )
+        diags.warning(
+            "XRG157",
+            file,
+            ptr + pointer(*path, "$ref"),
+            f"$ref {ref!r} names nothing in this schema{hint}; the value is typed Any",
         )
