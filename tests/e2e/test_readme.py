@@ -62,7 +62,7 @@ def test_validate_and_inspect_commands_work(tmp_path: Path) -> None:
         )
         assert done.returncode == 0, done.stderr
     inspected = json.loads(done.stdout)
-    assert "shop.OrderPlaced" in inspected["shop.orders"]["messages"]
+    assert "shop.OrderPlaced" in inspected["messagegroups"]["shop.orders"]["messages"]
 
 
 def test_readme_links_into_docs_resolve_or_are_announced() -> None:
