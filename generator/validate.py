@@ -534,9 +534,9 @@ def _check_schema_document(doc: Any, fmt: Any, file: str, ptr: str, diags: Diagn
 
 def _check_unlabelled(doc: Any, file: str, ptr: str, diags: Diagnostics) -> None:
     """A schema without a format is modeled as the format it looks like; one that looks like
-    JSON Schema gets the checks its models rely on (its ``$ref``s, XRG157)."""
+    JSON Schema gets the checks its models rely on (its ``$ref``s and keywords, XRG157/158)."""
     if isinstance(doc, dict) and formats.guess(doc) == "json":
-        formats.jsonschema.check_refs(doc, file, ptr, diags)
+        formats.jsonschema.check_unlabelled(doc, file, ptr, diags)
 
 
 def _looks_like_json_text(doc: str, family: str) -> bool:

@@ -94,11 +94,13 @@ def check(schema: Any, draft: str | None, file: str, ptr: str, diags: Diagnostic
     check_json_schema(schema, draft, file, ptr, diags)
 
 
-def check_refs(schema: Any, file: str, ptr: str, diags: Diagnostics) -> None:
-    """The local ``$ref``s of a schema document that name nothing (``check_refs``)."""
-    from .jsonschema_check import check_refs as check
+def check_unlabelled(schema: Any, file: str, ptr: str, diags: Diagnostics) -> None:
+    """The checks of a JSON Schema without a declared format that its models rely on: local
+    ``$ref``s that name nothing, misspelled keywords (``jsonschema_check``)."""
+    from .jsonschema_check import check_keywords, check_refs
 
-    check(schema, file, ptr, diags)
+    check_refs(schema, file, ptr, diags)
+    check_keywords(schema, file, ptr, diags)
 
 
 def type_pointer(schema: Any, name: str) -> str | None:

@@ -62,6 +62,7 @@ def check_json_schema(
     key = cls.__name__ + _schema_key(schema)
     if '"$ref"' in key:
         check_refs(schema, file, ptr, diags)
+    check_keywords(schema, file, ptr, diags)
     if key in _VALID_SCHEMA_KEYS:
         return
     meta = _META_VALIDATORS.get(cls)
@@ -87,17 +88,87 @@ def check_refs(schema: Any, file: str, ptr: str, diags: Diagnostics) -> None:
     generated model types the value ``Any``."""
     for path, ref in dangling_refs(schema):
         written, _, fragment = ref.partition("#")
-        target = pointer_tokens(fragment[1:])
-        parent = node_at(schema, target[:-1]) if target else None
-        near = closest(target[-1], parent, cutoff=0.6) if isinstance(parent, dict) else None
-        hint = (
-            f" (did you mean {written + '#' + pointer(*target[:-1], near)!r}?)"
-            if near is not None
-            else ""
-        )
+        near = _nearest_member(schema, pointer_tokens(fragment[1:]))
+        hint = f" (did you mean {written + '#' + pointer(*near)!r}?)" if near else ""
         diags.warning(
             "XRG157",
             file,
             ptr + pointer(*path, "$ref"),
             f"$ref {ref!r} names nothing in this schema{hint}; the value is typed Any",
         )
+
+
+def _nearest_member(schema: dict[str, Any], target: tuple[str, ...]) -> tuple[str, ...] | None:
+    """What a dangling ``$ref`` most likely meant: the closest member of the container it names
+    (``definitions/Customr`` -> ``definitions/Customer``), else a member of that name in another
+    container of the root (``definitions/STATE`` -> ``messages/STATE``)."""
+    if not target:
+        return None
+    parent = node_at(schema, target[:-1])
+    near = closest(target[-1], parent, cutoff=0.6) if isinstance(parent, dict) else None
+    if near is not None:
+        return (*target[:-1], near)
+    for name, container in schema.items():
+        if isinstance(container, dict) and target[-1] in container and (name,) != target[:-1]:
+            return (name, target[-1])
+    return None
+
+
+#: JSON Schema keywords that change what validates or what the model is (drafts 4 to 2020-12):
+#: a name close to one of them is a misspelling that silently drops a constraint (annotations
+#: such as ``example`` are left alone: unknown keywords are allowed and have no effect)
+_APPLIED = frozenset(
+    {
+        "$ref", "$defs", "definitions", "type", "enum", "const", "multipleOf", "maximum",
+        "exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength", "minLength", "pattern",
+        "maxItems", "minItems", "uniqueItems", "maxContains", "minContains", "maxProperties",
+        "minProperties", "required", "dependentRequired", "properties", "patternProperties",
+        "additionalProperties", "propertyNames", "items", "prefixItems", "additionalItems",
+        "contains", "unevaluatedItems", "unevaluatedProperties", "allOf", "anyOf", "oneOf",
+        "not", "if", "then", "else", "dependentSchemas", "dependencies", "format",
+    }
+)  # fmt: skip
+_KEYWORDS = _APPLIED | {
+    "$schema", "$id", "id", "$comment", "$anchor", "$dynamicRef", "$dynamicAnchor",
+    "$recursiveRef", "$recursiveAnchor", "$vocabulary", "title", "description", "default",
+    "examples", "readOnly", "writeOnly", "deprecated", "contentEncoding", "contentMediaType",
+    "contentSchema",
+}  # fmt: skip
+_SUBSCHEMA_MAPS = frozenset(
+    {"properties", "patternProperties", "definitions", "$defs", "dependentSchemas"}
+)
+_SUBSCHEMA_ONE = frozenset(
+    {"additionalProperties", "not", "if", "then", "else", "contains", "propertyNames",
+     "unevaluatedItems", "unevaluatedProperties", "additionalItems", "contentSchema", "items"}
+)  # fmt: skip
+_SUBSCHEMA_LIST = frozenset({"allOf", "anyOf", "oneOf", "prefixItems", "items"})
+
+
+def check_keywords(schema: Any, file: str, ptr: str, diags: Diagnostics) -> None:
+    """A warning (XRG158) at each key of a (sub)schema that is no keyword but close to one
+    that validates (``requried``, ``additionalproperties``): the constraint is not applied."""
+    todo: list[tuple[tuple[str, ...], Any]] = [((), schema)]
+    while todo:
+        path, node = todo.pop()
+        if not isinstance(node, dict):
+            continue
+        for key, value in node.items():
+            if not isinstance(key, str):
+                continue
+            if key not in _KEYWORDS:
+                near = closest(key, _APPLIED)
+                if near is not None:
+                    diags.warning(
+                        "XRG158",
+                        file,
+                        ptr + pointer(*path, key),
+                        f"'{key}' is no JSON Schema keyword (did you mean '{near}'?); it is not"
+                        " applied",
+                    )
+                continue
+            if key in _SUBSCHEMA_MAPS and isinstance(value, dict):
+                todo.extend(((*path, key, name), sub) for name, sub in value.items())
+            elif key in _SUBSCHEMA_LIST and isinstance(value, list):
+                todo.extend(((*path, key, str(i)), sub) for i, sub in enumerate(value))
+            elif key in _SUBSCHEMA_ONE:
+                todo.append(((*path, key), value))
