@@ -14,12 +14,28 @@ the event is made). A bare ``ShopOrdersProducer`` annotation takes any of them, 
 
 from __future__ import annotations
 
-from typing import Any
-
-from typing_extensions import TypeVar
+import typing
+from typing import TYPE_CHECKING, Any
 
 from ._produce import Emitter, pick
 
 __all__ = ["Emitter", "Held", "pick"]
 
-Held = TypeVar("Held", default=Any)
+if TYPE_CHECKING:
+    from typing_extensions import TypeVar
+
+    Held = TypeVar("Held", default=Any)
+else:
+
+    def _held() -> object:
+        """The type variable at run time: with its default where typing_extensions (a
+        dependency of pydantic) knows defaults (4.9 and later), a plain one before: only type
+        checkers read the default."""
+        try:
+            from typing_extensions import TypeVar
+
+            return TypeVar("Held", default=Any)
+        except (ImportError, TypeError):
+            return typing.TypeVar("Held")
+
+    Held = _held()
