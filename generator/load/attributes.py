@@ -14,7 +14,9 @@ authorization entry) is one of:
   the closest, and the value is not read;
 - any other name: an extension attribute, which xRegistry allows on every entity. It is kept
   and not read, with note XRG129 (one per name, kind and file, counting the other places), so
-  nothing a catalog declares goes unmentioned. ``version`` and ``type`` (entity-kind tags such
+  nothing a catalog declares goes unmentioned (names are compared with the defined ones once
+  each, for up to ``SEARCHES`` distinct names per load, so that any document costs bounded
+  time). ``version`` and ``type`` (entity-kind tags such
   as ``"type": "schema"``), attributes of earlier xRegistry and CNCF discovery drafts that real
   catalogs still carry, are always read as extensions, never as misspellings. In an attribute
   definition, which xRegistry closes to ``type``, ``value``, ``required`` and ``description``,
@@ -33,7 +35,7 @@ from typing import Any
 
 from ..diagnostics import Diagnostics, pointer
 from ..endpoints.addresses import CREDENTIALS
-from ..suggest import closest, same_name, squash
+from ..suggest import closest, squash
 
 #: attributes of every xRegistry entity (core spec, "Common attributes"), plus the ``$schema``
 #: a single-entity document may carry and ``$comment`` (JSON has no comments; catalogs borrow
@@ -247,16 +249,33 @@ SHAPES: dict[str, Shape] = {
 }
 
 
+#: kind -> squashed defined name -> the name (``fold``: one lookup per key)
+_SQUASHED = {kind: {squash(n): n for n in shape.names} for kind, shape in SHAPES.items()}
+
+
+def _same(kind: str, key: str) -> str | None:
+    """The defined name ``key`` spells in another case or with other separators."""
+    target = _SQUASHED[kind].get(squash(key))
+    return None if target == key else target
+
+
+#: distinct unknown names compared with the defined ones per load (each costs ~0.1 ms)
+SEARCHES = 10_000
+_UNSEARCHED = object()
+
+
 class Names:
     """The name checks of one load: ``fold`` before an entity is normalized, ``check`` after;
     ``finish`` emits the extension notes (one per name, kind and file)."""
 
-    __slots__ = ("diags", "_extensions")
+    __slots__ = ("diags", "_extensions", "_near")
 
     def __init__(self, diags: Diagnostics) -> None:
         self.diags = diags
         #: (file, what, key) -> pointers where that extension attribute occurs
         self._extensions: dict[tuple[str, str, str], list[str]] = {}
+        #: (kind, name) -> the closest defined name; bounded (``SEARCHES``)
+        self._near: dict[tuple[str, str], str | None] = {}
 
     # -- case and separator variants
     def fold(self, data: dict[str, Any], kind: str, file: str, ptr: str) -> dict[str, Any]:
@@ -266,9 +285,7 @@ class Names:
         out: dict[str, Any] = {}
         variants: list[tuple[str, str]] = []
         for key, value in data.items():
-            target = (
-                None if shape.known(key) or not isinstance(key, str) else self._same(shape, key)
-            )
+            target = None if shape.known(key) or not isinstance(key, str) else _same(kind, key)
             if target is None:
                 out[key] = value
             else:
@@ -296,11 +313,6 @@ class Names:
                 out[attr] = self._nested(out[attr], sub, file, at, self.fold)
         return out
 
-    @staticmethod
-    def _same(shape: Shape, key: str) -> str | None:
-        target = same_name(key, shape.names)
-        return None if target is None or target == key else target
-
     # -- unknown names
     def check(self, data: Mapping[str, Any], kind: str, file: str, ptr: str) -> None:
         """Warn about names close to a defined one (XRG128) and note extension attributes
@@ -312,7 +324,7 @@ class Names:
             if key in _DRAFT and shape.open:
                 self._extension(file, shape.what, key, ptr + pointer(key))
                 continue
-            near = closest(key, shape.names | shape.legacy) if key not in _DRAFT else None
+            near = self._closest(kind, key) if key not in _DRAFT else None
             if near is not None or not shape.open:
                 hint = f" (did you mean '{near}'?)" if near is not None else ""
                 self.diags.warning(
@@ -326,6 +338,19 @@ class Names:
         for attr, sub in shape.nested.items():
             if attr in data:
                 self._nested(data[attr], sub, file, ptr + pointer(attr), self._check_one)
+
+    def _closest(self, kind: str, key: str) -> str | None:
+        """The defined name of ``kind`` closest to ``key``, computed once per distinct name and
+        for at most ``SEARCHES`` distinct names per load: a document of countless distinct
+        extension names costs bounded time (the rest are read as extensions)."""
+        found = self._near.get((kind, key), _UNSEARCHED)
+        if found is not _UNSEARCHED:
+            return found  # type: ignore[return-value]
+        if len(self._near) >= SEARCHES:
+            return None
+        shape = SHAPES[kind]
+        near = self._near[(kind, key)] = closest(key, shape.names | shape.legacy)
+        return near
 
     def _check_one(self, value: dict[str, Any], kind: str, file: str, ptr: str) -> dict[str, Any]:
         self.check(value, kind, file, ptr)

@@ -54,6 +54,26 @@ def test_json_depth_within_the_limit_loads(tmp_path: Path) -> None:
     assert "g" in reg.messagegroups
 
 
+def test_unknown_attribute_names_are_compared_a_bounded_number_of_times(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Countless distinct extension names cost bounded time: each distinct name is compared
+    with the defined ones once, and at most SEARCHES of them per load."""
+    from xrgen.load import attributes
+
+    calls: list[str] = []
+    real = attributes.closest
+    monkeypatch.setattr(attributes, "closest", lambda key, known: calls.append(key) or real(key, known))
+    monkeypatch.setattr(attributes, "SEARCHES", 50)
+    names = ", ".join(f'"x-{i}": 1' for i in range(200))
+    groups = ", ".join(f'"g{j}": {{{names}, "descripton": "d"}}' for j in range(3))
+    _, lines = load_text(tmp_path, "many.json", group_doc(groups))
+    assert len(calls) == 50  # 201 distinct names, in three groups: compared 50 times in all
+    # one note per name and file; past the bound even a misspelling is read as an extension
+    assert sum(" note XRG129: " in line for line in lines) == 201
+    assert not any(" warning XRG128: " in line for line in lines)
+
+
 def test_json_integer_past_the_digit_limit(tmp_path: Path) -> None:
     _, lines = load_text(tmp_path, "big.json", group_doc('"g": {"x": ' + "9" * 5000 + "}"))
     assert lines == ["big.json#: error XRG108: an integer has more than 4300 digits"]
