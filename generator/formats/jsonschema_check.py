@@ -86,9 +86,10 @@ def check_refs(schema: Any, file: str, ptr: str, diags: Diagnostics) -> None:
     """A warning (XRG157) at each local ``$ref`` whose target the document does not have,
     quoting the reference as written and the closest member of the container it names; the
     generated model types the value ``Any``."""
-    for path, ref in dangling_refs(schema):
+    for i, (path, ref) in enumerate(dangling_refs(schema)):
         written, _, fragment = ref.partition("#")
-        near = _nearest_member(schema, pointer_tokens(fragment[1:]))
+        # a suggestion for the first ones (a document may hold any number of them)
+        near = _nearest_member(schema, pointer_tokens(fragment[1:])) if i < 100 else None
         hint = f" (did you mean {written + '#' + pointer(*near)!r}?)" if near else ""
         diags.warning(
             "XRG157",
@@ -105,7 +106,11 @@ def _nearest_member(schema: dict[str, Any], target: tuple[str, ...]) -> tuple[st
     if not target:
         return None
     parent = node_at(schema, target[:-1])
-    near = closest(target[-1], parent, cutoff=0.6) if isinstance(parent, dict) else None
+    near = (
+        closest(target[-1], parent, cutoff=0.6)
+        if isinstance(parent, dict) and len(parent) <= 1000
+        else None
+    )
     if near is not None:
         return (*target[:-1], near)
     for name, container in schema.items():
@@ -134,6 +139,8 @@ _KEYWORDS = _APPLIED | {
     "examples", "readOnly", "writeOnly", "deprecated", "contentEncoding", "contentMediaType",
     "contentSchema",
 }  # fmt: skip
+#: distinct non-keyword names compared with the keywords per schema document (bounded time)
+_SEARCHES = 10_000
 _SUBSCHEMA_MAPS = frozenset(
     {"properties", "patternProperties", "definitions", "$defs", "dependentSchemas"}
 )
@@ -148,6 +155,7 @@ def check_keywords(schema: Any, file: str, ptr: str, diags: Diagnostics) -> None
     """A warning (XRG158) at each key of a (sub)schema that is no keyword but close to one
     that validates (``requried``, ``additionalproperties``): the constraint is not applied."""
     todo: list[tuple[tuple[str, ...], Any]] = [((), schema)]
+    nearest: dict[str, str | None] = {}  # each distinct name compared once, _SEARCHES at most
     while todo:
         path, node = todo.pop()
         if not isinstance(node, dict):
@@ -156,7 +164,9 @@ def check_keywords(schema: Any, file: str, ptr: str, diags: Diagnostics) -> None
             if not isinstance(key, str):
                 continue
             if key not in _KEYWORDS:
-                near = closest(key, _APPLIED)
+                if key not in nearest and len(nearest) < _SEARCHES:
+                    nearest[key] = closest(key, _APPLIED)
+                near = nearest.get(key)
                 if near is not None:
                     diags.warning(
                         "XRG158",
