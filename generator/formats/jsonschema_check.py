@@ -60,9 +60,7 @@ def check_json_schema(
     dollar = schema.get("$schema")
     cls = _validator_class(dollar if isinstance(dollar, str) else None, draft)
     key = cls.__name__ + _schema_key(schema)
-    if '"$ref"' in key:
-        check_refs(schema, file, ptr, diags)
-    check_keywords(schema, file, ptr, diags)
+    _check_names(schema, key, file, ptr, diags)
     if key in _VALID_SCHEMA_KEYS:
         return
     meta = _META_VALIDATORS.get(cls)
@@ -80,6 +78,28 @@ def check_json_schema(
             ptr + pointer(*err.absolute_path),
             f"invalid JSON Schema ({name}): {err.message}",
         )
+
+
+#: schema key -> the warnings of ``check_refs`` and ``check_keywords`` (pointers relative to
+#: the schema): schemas with the same key have the same findings; bounded
+_FINDINGS: dict[str, list[tuple[str, str, str]]] = {}
+_FINDINGS_KEPT = 4096
+
+
+def _check_names(schema: Data, key: str, file: str, ptr: str, diags: Diagnostics) -> None:
+    """``check_refs`` (when the schema has a ``$ref``) and ``check_keywords``, once per key."""
+    found = _FINDINGS.get(key)
+    if found is None:
+        local = Diagnostics()
+        if '"$ref"' in key:
+            check_refs(schema, "", "", local)
+        check_keywords(schema, "", "", local)
+        found = [(d.code, d.pointer, d.message) for d in local]
+        if len(_FINDINGS) >= _FINDINGS_KEPT:
+            _FINDINGS.clear()
+        _FINDINGS[key] = found
+    for code, where, message in found:
+        diags.warning(code, file, ptr + where, message)
 
 
 def check_refs(schema: Any, file: str, ptr: str, diags: Diagnostics) -> None:

@@ -279,8 +279,11 @@ class Names:
 
     # -- case and separator variants
     def fold(self, data: dict[str, Any], kind: str, file: str, ptr: str) -> dict[str, Any]:
-        """A copy of ``data`` with names that differ from a defined one only in case or
-        separators renamed to it (warning XRG127), also in its nested objects."""
+        """``data`` with names that differ from a defined one only in case or separators
+        renamed to it (warning XRG127), also in its nested objects: a copy when it changes,
+        else ``data`` itself."""
+        if _all_known(data, kind):
+            return data
         shape = SHAPES[kind]
         out: dict[str, Any] = {}
         variants: list[tuple[str, str]] = []
@@ -308,7 +311,7 @@ class Names:
                     f"'{key}' read as '{target}' (xRegistry attribute names are lower case)",
                 )
         for attr, sub in shape.nested.items():
-            if attr in out:
+            if attr in out and not _all_known(out[attr], sub):
                 at = ptr + pointer(_original(data, variants, attr))
                 out[attr] = self._nested(out[attr], sub, file, at, self.fold)
         return out
@@ -317,6 +320,8 @@ class Names:
     def check(self, data: Mapping[str, Any], kind: str, file: str, ptr: str) -> None:
         """Warn about names close to a defined one (XRG128) and note extension attributes
         (XRG129) in ``data`` (normalized) and its nested objects."""
+        if _all_known(data, kind):
+            return
         shape = SHAPES[kind]
         for key in data:
             if not isinstance(key, str) or shape.known(key) or squash(key) in shape.reported:
@@ -336,7 +341,7 @@ class Names:
             else:
                 self._extension(file, shape.what, key, ptr + pointer(key))
         for attr, sub in shape.nested.items():
-            if attr in data:
+            if attr in data and not _all_known(data[attr], sub):
                 self._nested(data[attr], sub, file, ptr + pointer(attr), self._check_one)
 
     def _closest(self, kind: str, key: str) -> str | None:
@@ -414,6 +419,23 @@ class Names:
                 f" extension attribute and not read{also if more else ''}",
             )
         self._extensions.clear()
+
+
+def _all_known(value: Any, sub: str) -> bool:
+    """Whether every name of ``value`` (of shape ``sub``, see ``Shape.nested``) and of its
+    nested objects is defined: nothing to fold or report (the common case, checked cheaply)."""
+    form, _, kind = sub.rpartition(":")
+    if form == "map" and isinstance(value, dict):
+        return all(_all_known(v, kind) for v in value.values())
+    if form == "list" and isinstance(value, list):
+        return all(_all_known(v, kind) for v in value)
+    if form or not isinstance(value, dict):
+        return True  # not the shape's object: the structure check reports it
+    shape = SHAPES[kind]
+    known = shape.names | shape.legacy
+    return known.issuperset(value) and all(
+        _all_known(value[attr], nested) for attr, nested in shape.nested.items() if attr in value
+    )
 
 
 def _original(data: Mapping[str, Any], variants: list[tuple[str, str]], attr: str) -> str:

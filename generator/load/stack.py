@@ -224,7 +224,7 @@ class Stacker:
         if not self._entity_ok(item, file, ptr):
             return
         key = _written(item, "messages", "definitions")
-        item = self.names.fold(item, "endpoint", file, ptr)
+        item = dict(self.names.fold(item, "endpoint", file, ptr))
         inline = item.pop("messages", None)
         if inline is None:
             inline = item.pop("definitions", None)
