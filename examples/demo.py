@@ -10,6 +10,7 @@ malformed message reaching the dead-letter callback.
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -38,7 +39,7 @@ dead: list[str] = []
 d = acme.consumer.Dispatcher(dead_letter=lambda wire, reason, detail: dead.append(f"{reason}: {detail}"))
 
 
-def show(event: acme.Event[object], params: dict[str, str]) -> None:
+def show(event: acme.Event[object], params: Mapping[str, object]) -> None:
     handled.append(event.attributes.get("type", "<plain>"))  # type: ignore[arg-type]
     print(f"  handled {event.attributes.get('type', '<plain message>')} params={params} data={event.data!r}")
 

@@ -304,36 +304,9 @@ def formats_file(f: OutputFile) -> bool:
 
 
 def inspect_document(analysis: Analysis) -> dict[str, Any]:
-    """The resolved messages keyed by group and message id, in the catalog's own attribute
-    names, each with its source location (``xrgen inspect --json``)."""
-    out: dict[str, Any] = {}
-    if analysis.resolved is None:
-        return out
-    for group in analysis.resolved.groups:
-        messages: dict[str, Any] = {}
-        for m in group.messages:
-            d = m.data
-            entry: dict[str, Any] = {"messageid": m.id}
-            for key in (
-                "envelope",
-                "envelopemetadata",
-                "protocol",
-                "protocoloptions",
-                "dataschemaformat",
-            ):
-                if key in d:
-                    entry[key] = d[key]
-            if m.schema is not None:
-                entry.setdefault("dataschemaformat", m.schema.format or m.schema.family)
-                entry["dataschema"] = m.schema.schema
-            if "datacontenttype" in d:
-                entry["datacontenttype"] = d["datacontenttype"]
-            if m.alias_of:
-                entry["xref"] = m.alias_of
-            entry["location"] = m.location
-            messages[m.id] = entry
-        out[group.id] = {
-            "location": f"{group.file}#{group.pointer}",
-            "messages": messages,
-        }
-    return out
+    """The resolved message groups and endpoints, in the catalog's own attribute names, each
+    with its source location (``xrgen inspect --json``; ``inspection``)."""
+    from .inspection import document
+
+    return document(analysis.resolved)
+

@@ -49,16 +49,17 @@ MODULE_NAMES = frozenset(
         # the package and its submodules
         "MESSAGES", "MessageInfo", "DecodeError", "Event", "MessageDef", "BaseModel",
         "Callable", "Mapping", "Any", "builtins", "annotations", "TYPE_CHECKING",
-        "ENDPOINTS", "Endpoint", "Authorization", "MappingProxyType", "__getattr__", "importlib",
+        "ENDPOINTS", "Endpoint", "EndpointTable", "Authorization", "MappingProxyType",
+        "__getattr__", "importlib",
         "models", "producer", "consumer", "spark", "bindings", "adapters", "endpoints",
         "_defs", "_core", "_produce", "_dispatch", "_spark",
         "xrgen_runtime", "_require_runtime", "_missing",
         # _defs.py
         "AttrDef", "OptionDef", "ALL", "GROUPS",
         # producer.py
-        "datetime", "Emitter", "pick",
+        "datetime", "Emitter", "pick", "Held", "Generic", "Literal", "overload",
         # consumer.py
-        "Awaitable", "DeadLetter", "DispatcherBase", "Dispatcher",
+        "Awaitable", "DeadLetter", "DispatcherBase", "Dispatcher", "TypedDict",
         # spark.py
         "functools", "json", "DataFrame", "DataType", "StructType", "LANDING_SCHEMAS",
         "Outputs", "SparkDecoder", "parse_type", "_type", "_struct", "SCHEMAS",
@@ -272,10 +273,19 @@ def build(resolved: Resolved, diags: Diagnostics) -> ir.Catalog:
 
 #: what ``endpoints.py`` imports or defines beside the endpoint objects
 _ENDPOINTS_MODULE = frozenset(
-    {"annotations", "Any", "Authorization", "Endpoint", "ENDPOINTS", "Mapping",
+    {"annotations", "Any", "Authorization", "Endpoint", "EndpointTable", "ENDPOINTS", "Mapping",
      "MappingProxyType", "_consumer"}
 )  # fmt: skip
 _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
+
+
+def receives(rep: ResolvedEndpoint) -> bool:
+    """Whether clients of the endpoint receive messages, so that it needs a dispatcher: every
+    usage but ``producer`` alone, except on HTTP, whose producer endpoint is the delivery
+    target its receiver serves."""
+    return set(rep.usage) != {"producer"} or (
+        rep.protocol is not None and rep.protocol.family == "HTTP"
+    )
 
 
 def _endpoint(
@@ -290,7 +300,12 @@ def _endpoint(
     py_name = b.claim(b.endpoint_attrs, rep.location, "endpoint", snake(short))
     by_id = {g.id: g for g in groups}
     carried = [by_id[gid] for gid in rep.groups if gid in by_id]
-    if carried or data.get("messagegroups"):
+    dispatcher: str | None
+    if not receives(rep):
+        dispatcher = None
+        if not (carried or data.get("messagegroups")):
+            carried = groups  # no message group: every message
+    elif carried or data.get("messagegroups"):
         stem = pascal(short)
         if stem + "Dispatcher" in b.module:
             stem += "Endpoint"
@@ -363,6 +378,7 @@ def _message(b: _Builder, rm: ResolvedMessage, py_name: str, package_handler: st
     stem = package_handler.removeprefix("on_")
     const = b.claim(b.module, rm.location, "constant", stem.upper(), _MESSAGE_CONSTANTS)
     create = b.claim(b.module, rm.location, "function", stem, ("_create_{}",))
+    params_class = b.claim(b.module, rm.location, "class", pascal(stem), ("{}Params",))
     params = Scope(_PARAMETERS_RESERVED)
     names: list[str] = []
     for holder_list in [a.placeholders for a in attrs] + [o.placeholders for o in options]:
@@ -393,6 +409,7 @@ def _message(b: _Builder, rm: ResolvedMessage, py_name: str, package_handler: st
         def_const="D_" + const,
         emitter="_E_" + const,
         create="_create_" + create,
+        params_class=params_class + "Params",
         description=data.get("description") if isinstance(data.get("description"), str) else None,
         envelope=data.get("envelope") if isinstance(data.get("envelope"), str) else None,
         attributes=tuple(free_ext),

@@ -162,13 +162,18 @@ def _parser() -> argparse.ArgumentParser:
         choices=("plain", "single-object", "confluent"),
         help="framing of Avro binary payloads (default: [tool.xrgen] avro-framing, else plain)",
     )
-    g.add_argument("--no-cache", action="store_true", help="do not use the formatting cache")
+    g.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="neither read nor write the formatting and run caches",
+    )
     g.add_argument("--quiet", action="store_true", help="no progress display")
     v = sub.add_parser(
         "validate", help="report what generate would (diagnostics, exit code); write nothing"
     )
     common(v)
-    i = sub.add_parser("inspect", help="print the resolved messages")
+    v.add_argument("--no-cache", action="store_true", help="neither read nor write the run cache")
+    i = sub.add_parser("inspect", help="print the resolved message groups and endpoints")
     common(i)
     i.add_argument("--json", action="store_true", help="as JSON")
     from .diff.command import add_parser as add_diff
@@ -297,12 +302,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
                 print(json.dumps(doc, indent=2, ensure_ascii=False))
             else:
-                for gid, g in doc.items():
-                    print(f"{gid}  ({g['location']})")
-                    for mid, m in g["messages"].items():
-                        proto = m.get("protocol") or "-"
-                        env = m.get("envelope") or "-"
-                        print(f"  {mid}  envelope={env} protocol={proto}  ({m['location']})")
+                from .inspection import lines
+
+                for line in lines(doc):
+                    print(one_line(line))
         return code
     except (UsageError, config.ConfigError) as e:
         print(f"xrgen: error: {e}", file=sys.stderr)
@@ -407,6 +410,7 @@ def _validate(
         avro_framing=settings.avro_framing,
         avro_framing_messages=settings.avro_framing_messages,
         limits=_limits(settings),
+        use_cache=not args.no_cache,
     )
     _print_diagnostics(result.diagnostics)
     _print_traceback(args, result.error)

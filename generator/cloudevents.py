@@ -87,3 +87,12 @@ def may_be_absolute(template: str) -> bool:
 
 
 _ABSOLUTE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def takes_group_envelope(message: dict[str, Any]) -> bool:
+    """Whether a message that declares no ``envelope`` is read with its group's: when it
+    declares ``envelopemetadata``, or no ``protocol`` either. A message with a protocol and
+    neither is a plain protocol message (docs/catalogs.md)."""
+    return message.get("envelope") is None and (
+        message.get("envelopemetadata") is not None or message.get("protocol") is None
+    )

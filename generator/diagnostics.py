@@ -1,7 +1,10 @@
 """Diagnostics shared by every stage: ``file#/json/pointer: error|warning XRGnnn: message``.
 
 Codes are stable; the table lives in docs/diagnostics.md. XRG1xx load/validate, XRG2xx resolve,
-XRG3xx build/naming, XRG9xx internal.
+XRG3xx build/naming, XRG9xx internal. Severities: an ``error`` fails the run; a ``warning`` is a
+problem xrgen worked around (an error under ``--strict``); a ``note`` tells what xrgen read in a
+way the catalog allows (an extension attribute kept unread, a group's envelope taken by a
+message): never an error, ``--strict`` included.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-Severity = Literal["error", "warning"]
+Severity = Literal["error", "warning", "note"]
 
 
 def pointer_escape(token: str) -> str:
@@ -53,6 +56,9 @@ class Diagnostics:
     def warning(self, code: str, file: str, ptr: str, message: str) -> None:
         self.items.append(Diagnostic("warning", code, file, ptr, message))
 
+    def note(self, code: str, file: str, ptr: str, message: str) -> None:
+        self.items.append(Diagnostic("note", code, file, ptr, message))
+
     def extend(self, other: Iterable[Diagnostic]) -> None:
         self.items.extend(other)
 
@@ -61,9 +67,10 @@ class Diagnostics:
         return any(d.severity == "error" for d in self.items)
 
     def strict(self) -> Diagnostics:
-        """Warnings promoted to errors (``--strict``)."""
+        """Warnings promoted to errors (``--strict``); notes stay notes."""
         return Diagnostics(
-            Diagnostic("error", d.code, d.file, d.pointer, d.message) for d in self.items
+            d if d.severity == "note" else Diagnostic("error", d.code, d.file, d.pointer, d.message)
+            for d in self.items
         )
 
     def sorted(self) -> list[Diagnostic]:

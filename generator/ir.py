@@ -86,6 +86,8 @@ class Message:
     def_const: str
     emitter: str
     create: str
+    #: the ``TypedDict`` in ``consumer.py`` of the placeholder values its handlers receive
+    params_class: str
     description: str | None
     envelope: str | None
     attributes: tuple[Attribute, ...]
@@ -154,8 +156,9 @@ class Endpoint:
     #: its attribute in ``NAME.endpoints``
     py_name: str
     #: its dispatcher class in ``consumer.py`` (``Dispatcher``, the package-wide one, for an
-    #: endpoint that declares no messages: it takes every message of the package)
-    dispatcher_class: str
+    #: endpoint that declares no messages: it takes every message of the package); ``None``
+    #: for an endpoint that only sends (usage ``producer``, not HTTP): it receives nothing
+    dispatcher_class: str | None
     usage: tuple[str, ...]
     #: canonical protocol id (an unknown protocol as written, upper case); None: abstract
     protocol: str | None

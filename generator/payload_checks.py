@@ -269,10 +269,10 @@ def _names(exprs: list[ast.expr]) -> Iterator[str]:
             stack.append(parts[0])  # the type; the rest is metadata
             stack.extend(p for p in parts[1:] if not _is_str(p))
             continue
-        if isinstance(n, ast.Call):  # Field(...): only its arguments' names, no strings
-            stack.extend(
-                a for a in (*n.args, *(k.value for k in n.keywords)) if not _is_str(a)
-            )
+        if isinstance(n, ast.Call):  # Field(...): only its arguments' names; strings at any
+            # depth are data (``examples=['x']``, defaults), never forward references
+            for arg in (*n.args, *(k.value for k in n.keywords)):
+                yield from (x.id for x in ast.walk(arg) if isinstance(x, ast.Name))
             stack.append(n.func)
             continue
         stack.extend(ast.iter_child_nodes(n))

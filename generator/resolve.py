@@ -21,7 +21,7 @@ Rules (DESIGN.md section 3, message_spec.md):
 - plain protocol messages (no envelope): ``datacontenttype`` inferred from a schema format
   other than JSON Schema (Avro binary, Protobuf, XML travel in their format; JSON needs no
   content type).
-- group and endpoint defaults: see ``apply_endpoints`` and docs/catalogs.md.
+- group and endpoint defaults: ``group_defaults`` and docs/catalogs.md.
 """
 
 from __future__ import annotations
@@ -40,15 +40,11 @@ from .cloudevents import (
     may_be_absolute,
     registry_base,
 )
-from .diagnostics import Diagnostics, pointer
-from .endpoints.references import (
-    ResolvedEndpoint,
-    check_placeholders,
-    check_protocols,
-    read_endpoints,
-)
+from .diagnostics import Diagnostics
+from .endpoints.references import ResolvedEndpoint
 from .formats.jsonschema_fragment import fragment as json_fragment
 from .formats.spelling import schema_format_family
+from .group_defaults import apply_endpoints, group_envelope
 from .registry import Entity, MessageGroupEntry, Registry, SchemaEntry
 
 #: ``.../schemas/<id>[/versions/<v>]:<type name or pointer>``
@@ -372,7 +368,7 @@ class _Resolver:
                     rm.alias_of = rm.alias_of or mid
                 rg.messages.append(rm)
             groups.append(rg)
-        endpoints = self.apply_endpoints(groups)
+        endpoints = apply_endpoints(self.reg, self.d, groups)
         return Resolved(groups, list(self.reg.sources), endpoints)
 
     def group_target(
@@ -432,6 +428,7 @@ class _Resolver:
             src = ent
         data = dict(data)  # later steps replace values, never mutate shared nested ones
         data["messageid"] = mid
+        group_envelope(self.reg, self.d, gid, data, ent)
         data.pop("meta", None)
         data.pop("xref", None)
         derived = alias_of is None and isinstance(ent.data.get("basemessage"), str)
@@ -481,94 +478,6 @@ class _Resolver:
             else:
                 meta["dataschema"] = {**ds, "value": absolute_dataschema(base, value)}  # type: ignore[dict-item]
         data["envelopemetadata"] = meta
-
-    # -- group and endpoint defaults ---------------------------------------------------
-    def apply_endpoints(self, groups: list[ResolvedGroup]) -> list[ResolvedEndpoint]:
-        """Protocol defaults reach the messages: a group's ``protocol`` and the routing and
-        map options of its ``protocoloptions``, then those of the endpoints that carry it
-        (``endpoints.references``: rc4 options under their message names, and message
-        options written on the endpoint). The message's own options win over its group's,
-        the group's over the endpoints'; among endpoints the first in catalog order wins
-        (XRG207 names the others). A group carried by endpoints of several protocols keeps
-        protocol-neutral messages (XRG208): they work on every binding, and the caller gives
-        the destination when encoding."""
-        by_id = {g.id: g for g in groups}
-        endpoints = read_endpoints(self.reg, by_id, self.d)
-        check_protocols(endpoints, by_id, self.d)
-        selected: dict[str, list[ResolvedEndpoint]] = {}
-        for ep in endpoints:
-            # a subscriber-only endpoint manages subscriptions; it transfers no messages
-            if ep.protocol is not None and set(ep.usage) != {"subscriber"}:
-                for gid in ep.groups:
-                    selected.setdefault(gid, []).append(ep)
-        for g in groups:
-            self.group_defaults(g, selected.get(g.id, []))
-        check_placeholders(endpoints, by_id, self.d)
-        return endpoints
-
-    def group_defaults(self, g: ResolvedGroup, endpoints: list[ResolvedEndpoint]) -> None:
-        gproto = protocols.lookup(g.data.get("protocol"))
-        graw = g.data.get("protocoloptions")
-        gdefaults: dict[str, Any] = {}
-        if gproto is not None and isinstance(graw, dict):
-            protocols.check_shared(gproto, graw, g.file, g.pointer + "/protocoloptions", self.d)
-            gdefaults = protocols.defaults(gproto, graw)
-        bindings = {ep.protocol.id: ep.protocol for ep in endpoints if ep.protocol is not None}
-        implied: protocols.Protocol | None = gproto
-        if implied is None and len(bindings) == 1:
-            implied = next(iter(bindings.values()))
-        elif implied is None and len(bindings) > 1 and any(
-            "protocol" not in rm.data for rm in g.messages
-        ):
-            first = endpoints[0]
-            self.d.warning(
-                "XRG208",
-                g.file,
-                g.pointer,
-                f"message group {g.id!r} is selected by endpoints of several protocols"
-                f" ({', '.join(sorted(bindings))}); its messages stay protocol-neutral and get"
-                f" no destination from them (first: {first.location})",
-            )
-        # endpoint defaults per binding, first endpoint first
-        merged: dict[str, dict[str, Any]] = {}
-        origin: dict[tuple[str, str], str] = {}
-        for ep in endpoints:
-            ep_proto = ep.protocol
-            assert ep_proto is not None
-            into = merged.setdefault(ep_proto.id, {})
-            for key, value in ep.defaults.items():
-                if key not in into:
-                    into[key] = value
-                    origin[(ep_proto.id, key)] = ep.id
-                elif key in ep_proto.maps and isinstance(value, dict):
-                    into[key] = {**value, **into[key]}
-                elif protocols.literal(value) != protocols.literal(into[key]):
-                    self.d.warning(
-                        "XRG207",
-                        ep.file,
-                        ep.pointer + pointer("protocoloptions", ep.origin.get(key, key)),
-                        f"endpoint {ep.id!r} gives group {g.id!r} {key}"
-                        f" {protocols.literal(value)!r}, but endpoint"
-                        f" {origin[(ep_proto.id, key)]!r} gives"
-                        f" {protocols.literal(into[key])!r} first, which is used",
-                    )
-        for rm in g.messages:
-            proto = protocols.lookup(rm.data.get("protocol"))
-            if "protocol" not in rm.data and implied is not None:
-                rm.data["protocol"] = g.data["protocol"] if implied is gproto else implied.id
-                proto = implied
-            if proto is None:
-                continue
-            defaults = merged.get(proto.id, {})
-            if gproto is proto:
-                defaults = protocols.with_defaults(proto, gdefaults, defaults)
-            if not defaults:
-                continue
-            own = rm.data.get("protocoloptions")
-            rm.data["protocoloptions"] = protocols.with_defaults(
-                proto, own if isinstance(own, dict) else {}, defaults
-            )
-
 
 def _plain_content_type(rm: ResolvedMessage) -> None:
     """A plain message without ``datacontenttype`` whose schema format is not JSON Schema

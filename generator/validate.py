@@ -11,10 +11,7 @@ every message where it is written, so each problem is reported once, at its own 
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
-from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -30,14 +27,22 @@ from .cloudevents import (
     is_cloudevents,
     may_be_absolute,
     registry_base,
+    takes_group_envelope,
 )
 from .diagnostics import Diagnostics, pointer
 from .endpoints.checks import check_endpoint, message_checked
-from .formats.spelling import schema_format_family, schema_format_version
+from .formats.spelling import (
+    format_hint,
+    format_problem,
+    schema_format_family,
+    schema_format_version,
+)
 from .load import paused_gc
 from .load.errors import SourceError
 from .load.text import parse_text
 from .registry import Entity, Registry, SchemaEntry
+from .value_types import VALUE_CHECKS
+from .value_types import template_problem as template_problem
 
 Data = dict[str, Any]
 
@@ -60,6 +65,7 @@ def _validate(registry: Registry, diags: Diagnostics) -> None:
             validate_message(msg.data, msg.file, msg.pointer, diags, group=g.data)
     for sgroup in registry.schemagroups.values():
         _structure(cm.SchemaGroup, sgroup.entity, "XRG122", "schema group", diags)
+        _check_format_name(sgroup.entity.data, "format", sgroup.entity.file, sgroup.entity.pointer, diags)
         for schema in sgroup.schemas.values():
             _check_schema(schema, sgroup.entity.data, diags)
     for ep in registry.endpoints.values():
@@ -72,11 +78,26 @@ def validate_message(
     """All checks of one message as written in the catalog (its structure, what it declares,
     and, unless it inherits through ``basemessage``/``xref``, the whole-message rules)."""
     _structure(cm.Message, Entity(data, file, ptr), "XRG121", "message", diags)
-    _check_declared(data, file, ptr, diags)
+    read = data
     if group is not None:
         _check_group_consistency(data, group, file, ptr, diags)
+        read = with_group_selectors(data, group)
+    _check_declared(read, file, ptr, diags)
     if not inherits(data):
-        _check_complete(data, file, ptr, diags)
+        _check_complete(read, file, ptr, diags, declared=data)
+
+
+def with_group_selectors(data: Data, group: Data) -> Data:
+    """``data`` with its group's ``envelope`` and ``protocol`` where it declares none: the
+    message is read (and checked) under them (``resolve`` notes it, XRG147)."""
+    taken = {
+        attr: group[attr]
+        for attr in ("envelope", "protocol")
+        if data.get(attr) is None and isinstance(group.get(attr), str)
+    }
+    if "envelope" in taken and not takes_group_envelope(data):
+        del taken["envelope"]  # a plain protocol message
+    return {**data, **taken} if taken else data
 
 
 def validate_resolved_message(
@@ -200,6 +221,7 @@ def _check_declared(data: Data, file: str, ptr: str, diags: Diagnostics) -> None
                     name, attr, file, ptr + pointer("envelopemetadata", name), diags
                 )
     _check_selectors(data, file, ptr, diags)
+    _check_format_name(data, "dataschemaformat", file, ptr, diags)
     po = data.get("protocoloptions")
     proto = protocols.lookup(data.get("protocol"))
     if isinstance(po, dict) and proto is not None:
@@ -294,86 +316,6 @@ def _warn_fixed_time(value: Any, file: str, ptr: str, diags: Diagnostics) -> Non
     )
 
 
-# ---- attribute value types
-
-_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
-_SYMBOL = re.compile(r"^[A-Za-z0-9_]+$")
-_TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
-_DURATION = re.compile(
-    r"^-?P(?!$)(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+(\.\d+)?S)?)?$"
-)
-
-
-def template_problem(value: str) -> str | None:
-    """Why ``value`` is not an RFC 6570 level 1 template (``None`` when it is)."""
-    stripped = _PLACEHOLDER.sub("", value)
-    if "{" in stripped or "}" in stripped:
-        return "unbalanced '{' or '}'"
-    for name in _PLACEHOLDER.findall(value):
-        if not _SYMBOL.match(name):
-            return f"placeholder '{{{name}}}' must be letters, digits and '_'"
-    return None
-
-
-def _is_str(v: Any) -> str | None:
-    return None if isinstance(v, str) else "expected a string"
-
-
-def _templated_str(v: Any) -> str | None:
-    return _is_str(v) or template_problem(v)
-
-
-def _is_int(v: Any) -> str | None:
-    return None if isinstance(v, int) and not isinstance(v, bool) else "expected an integer"
-
-
-def _is_number(v: Any) -> str | None:
-    ok = isinstance(v, (int, float)) and not isinstance(v, bool)
-    return None if ok else "expected a number"
-
-
-def _is_bool(v: Any) -> str | None:
-    return None if isinstance(v, bool) else "expected true or false"
-
-
-def _is_timestamp(v: Any) -> str | None:
-    if not isinstance(v, str):
-        return "expected an RFC 3339 timestamp string"
-    return None if _TIMESTAMP.match(v) else "expected an RFC 3339 timestamp"
-
-
-def _is_duration(v: Any) -> str | None:
-    ok = isinstance(v, str) and _DURATION.match(v)
-    return None if ok else "expected an ISO 8601 duration like 'PT5M'"
-
-
-def _is_binary(v: Any) -> str | None:
-    if not isinstance(v, str):
-        return "expected a base64 string"
-    try:
-        base64.b64decode(v, validate=True)
-    except (binascii.Error, ValueError):
-        return "expected base64"
-    return None
-
-
-#: xRegistry/CloudEvents attribute type -> value check (None when the value fits)
-VALUE_CHECKS: dict[str, Callable[[Any], str | None]] = {
-    "any": lambda v: None,
-    "string": _templated_str,
-    "symbol": _templated_str,
-    "uritemplate": _templated_str,
-    "uri": _is_str,
-    "urireference": _is_str,
-    "timestamp": _is_timestamp,
-    "duration": _is_duration,
-    "integer": _is_int,
-    "number": _is_number,
-    "boolean": _is_bool,
-    "binary": _is_binary,
-}
-
-
 # --------------------------------------------------------------------- protocol options
 
 def _check_shared_options(data: Data, file: str, ptr: str, diags: Diagnostics) -> None:
@@ -396,14 +338,17 @@ def _check_protocol_options(
 # --------------------------------------------------------------------- whole-message rules
 
 
-def _check_complete(data: Data, file: str, ptr: str, diags: Diagnostics) -> None:
-    """Rules that need the complete message (after basemessage resolution)."""
+def _check_complete(
+    data: Data, file: str, ptr: str, diags: Diagnostics, declared: Data | None = None
+) -> None:
+    """Rules that need the complete message (after basemessage resolution); ``declared``:
+    the message as written, when ``data`` holds what it takes from its group."""
     _check_payload(data, file, ptr, diags)
     if is_cloudevents(data.get("envelope")):
         _check_ce_complete(data, file, ptr, diags)
     proto = data.get("protocol")
     po = data.get("protocoloptions")
-    if isinstance(proto, str) and po is None:
+    if isinstance((declared or data).get("protocol"), str) and po is None:
         diags.warning(
             "XRG163",
             file,
@@ -493,8 +438,16 @@ def _check_payload(data: Data, file: str, ptr: str, diags: Diagnostics) -> None:
             "XRG152",
             file,
             ptr + "/dataschemaformat",
-            f"schema format '{fmt}' is not supported; the payload is opaque",
+            f"schema format '{fmt}' is not supported; the payload is opaque" + format_hint(fmt),
         )
+
+
+def _check_format_name(data: Data, attr: str, file: str, ptr: str, diags: Diagnostics) -> None:
+    """A declared schema format string of a known format, spelled as xRegistry defines it."""
+    fmt = data.get(attr)
+    problem = format_problem(fmt) if isinstance(fmt, str) else None
+    if problem is not None:
+        diags.warning("XRG148", file, ptr + pointer(attr), problem)
 
 
 # ----------------------------------------------------------------------------- schemas
@@ -503,6 +456,7 @@ def _check_payload(data: Data, file: str, ptr: str, diags: Diagnostics) -> None:
 def _check_schema(schema: SchemaEntry, group: Data, diags: Diagnostics) -> None:
     ent = schema.entity
     _structure(cm.Schema, ent, "XRG123", "schema", diags)
+    _check_format_name(ent.data, "format", ent.file, ent.pointer, diags)
     meta = ent.data.get("meta")
     xref = isinstance(meta, dict) and meta.get("xref")
     if not schema.versions and not xref:
@@ -521,6 +475,8 @@ def _check_schema(schema: SchemaEntry, group: Data, diags: Diagnostics) -> None:
     for version in schema.versions.values():
         v = version.data
         _structure(cm.SchemaVersion, version, "XRG124", "schema version", diags)
+        if version.pointer != ent.pointer:  # not the resource's own document, checked above
+            _check_format_name(v, "format", version.file, version.pointer, diags)
         fmt = v.get("format") or ent.data.get("format") or group.get("format")
         if "schema" in v and fmt is None:
             diags.warning(
@@ -529,6 +485,7 @@ def _check_schema(schema: SchemaEntry, group: Data, diags: Diagnostics) -> None:
                 version.pointer,
                 "schema version has no 'format' (nor its schema or group); it is not checked",
             )
+            _check_unlabelled(v["schema"], version.file, version.pointer + "/schema", diags)
         elif "schema" in v:
             _check_schema_document(
                 v["schema"], fmt, version.file, version.pointer + "/schema", diags
@@ -546,13 +503,16 @@ def _check_schema_document(doc: Any, fmt: Any, file: str, ptr: str, diags: Diagn
     """Check an embedded schema by its format family (``formats/<family>.check``)."""
     family = schema_format_family(fmt) if isinstance(fmt, str) else None
     module = formats.module(family)
+    if module is None and fmt is None:
+        _check_unlabelled(doc, file, ptr, diags)
     if module is None:
         if isinstance(fmt, str):
             diags.warning(
                 "XRG152",
                 file,
                 ptr,
-                f"schema format '{fmt}' is not supported; the payload is opaque",
+                f"schema format '{fmt}' is not supported; the payload is opaque"
+                + format_hint(fmt),
             )
         return
     if isinstance(doc, str) and family in ("json", "avro") and _looks_like_json_text(doc, family):
@@ -570,6 +530,13 @@ def _check_schema_document(doc: Any, fmt: Any, file: str, ptr: str, diags: Diagn
                 diags.error(e.code, file, ptr, f"{module.TITLE} text: {e.message}")
             return
     module.check(doc, schema_format_version(fmt), file, ptr, diags)
+
+
+def _check_unlabelled(doc: Any, file: str, ptr: str, diags: Diagnostics) -> None:
+    """A schema without a format is modeled as the format it looks like; one that looks like
+    JSON Schema gets the checks its models rely on (its ``$ref``s and keywords, XRG157/158)."""
+    if isinstance(doc, dict) and formats.guess(doc) == "json":
+        formats.jsonschema.check_unlabelled(doc, file, ptr, diags)
 
 
 def _looks_like_json_text(doc: str, family: str) -> bool:

@@ -50,7 +50,9 @@ def main() -> int:
     )
 
     @dispatcher.on_maintenance_scheduled
-    def on_maintenance(ev: acme.Event[acme.models.Maintenance], params: dict[str, str]) -> None:
+    def on_maintenance(
+        ev: acme.Event[acme.models.Maintenance], params: acme.consumer.MaintenanceScheduledParams
+    ) -> None:
         attrs = ev.attributes
         print(f"handled {attrs['type']} id={attrs['id']} params={params} data={ev.data!r}")
         if attrs["id"] == event.attributes["id"]:

@@ -66,7 +66,9 @@ def main() -> int:
     )
 
     @dispatcher.on_reading_batch
-    def on_batch(ev: acme.Event[acme.models.ReadingBatch], params: dict[str, str]) -> None:
+    def on_batch(
+        ev: acme.Event[acme.models.ReadingBatch], params: acme.consumer.ReadingBatchParams
+    ) -> None:
         attrs = ev.attributes
         print(f"handled {attrs['type']} id={attrs['id']} params={params} data={ev.data!r}")
         received.append(ev)

@@ -48,7 +48,9 @@ def main() -> int:
     )
 
     @dispatcher.on_reading
-    def on_reading(ev: acme.Event[acme.models.Reading], params: dict[str, str]) -> None:
+    def on_reading(
+        ev: acme.Event[acme.models.Reading], params: acme.consumer.ReadingParams
+    ) -> None:
         attrs = ev.attributes
         print(f"handled {attrs['type']} id={attrs['id']} params={params} data={ev.data!r}")
         if attrs["id"] == event.attributes["id"]:

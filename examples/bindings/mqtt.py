@@ -44,7 +44,7 @@ def main() -> int:
     )
 
     @dispatcher.on_alarm
-    def on_alarm(ev: acme.Event[acme.models.Alarm], params: dict[str, str]) -> None:
+    def on_alarm(ev: acme.Event[acme.models.Alarm], params: acme.consumer.AlarmParams) -> None:
         attrs = ev.attributes
         print(f"handled {attrs['type']} id={attrs['id']} params={params} data={ev.data!r}")
         received.append(ev)

@@ -61,7 +61,9 @@ async def main() -> int:
     )
 
     @dispatcher.on_shift_changed
-    def on_shift_changed(ev: acme.Event[acme.models.Shift], params: dict[str, str]) -> None:
+    def on_shift_changed(
+        ev: acme.Event[acme.models.Shift], params: acme.consumer.ShiftChangedParams
+    ) -> None:
         attrs = ev.attributes
         print(f"handled {attrs['type']} id={attrs['id']} params={params} data={ev.data!r}")
         received.append(ev)

@@ -44,7 +44,7 @@ def main() -> int:
     )
 
     @dispatcher.on_note
-    def on_note(ev: acme.Event[acme.models.Note], params: dict[str, str]) -> None:
+    def on_note(ev: acme.Event[acme.models.Note], params: acme.consumer.NoteParams) -> None:
         attrs = ev.attributes
         print(f"handled {attrs['type']} id={attrs['id']} params={params} data={ev.data!r}")
         received.append(ev)

@@ -63,6 +63,15 @@ def _arguments(m: ir.Message) -> dict[str, bool]:
     return out
 
 
+def _added_beside(group: ir.MessageGroup | None, added: list[ir.Message]) -> str:
+    """``"; the group adds ComExShopProducer.pong (com.ex.Pong)"``: the methods a renamed
+    message may have become, named beside the removal."""
+    if group is None or not added:
+        return ""
+    methods = ", ".join(f"{group.producer_class}.{m.py_name} ({m.id})" for m in added)
+    return f"; the group adds {methods}"
+
+
 def compare_api(
     a: ir.Catalog, b: ir.Catalog, pairs: Sequence[tuple[Key, Key]], new_file: str
 ) -> list[Change]:
@@ -113,6 +122,11 @@ def compare_api(
                 f"group {gid!r}: required argument {name!r} added to {ng.producer_class}()",
             )
     paired_old = {p[0] for p in pairs}
+    paired_new = {p[1] for p in pairs}
+    added: dict[str, list[ir.Message]] = {}
+    for key, m in news.items():
+        if key not in paired_new:
+            added.setdefault(m.group_id, []).append(m)
     for key, m in olds.items():
         if key not in paired_old:
             _, mptr = split_location(m.location)
@@ -122,7 +136,8 @@ def compare_api(
                 new_file,
                 mptr,
                 m.id,
-                f"{m.id}: producer method {og.producer_class}.{m.py_name} and handler {m.handler} removed",
+                f"{m.id}: producer method {og.producer_class}.{m.py_name} and handler {m.handler} removed"
+                + _added_beside(ngroups.get(m.group_id), added.get(m.group_id, [])),
             )
     for ok, nk in pairs:
         om, nm = olds[ok], news[nk]

@@ -135,7 +135,8 @@ def _check_uri(uri: str, name: str, model: EndpointOptions, file: str, at: str, 
 
 
 #: attribute names (compared without case and separators) that carry credentials
-_CREDENTIALS = frozenset(
+#: names of credentials, which authorization entries must not carry (error XRG188)
+CREDENTIALS = frozenset(
     {
         "password", "passwd", "pwd", "secret", "clientsecret", "token", "accesstoken",
         "refreshtoken", "bearertoken", "apikey", "apikeyvalue", "privatekey", "credential",
@@ -181,7 +182,7 @@ def check_authorization(auth: Any, file: str, ptr: str, diags: Diagnostics) -> N
                 f" not {entry.get('type')!r}",
             )
         for key in entry:
-            if squash(str(key)) in _CREDENTIALS:
+            if squash(str(key)) in CREDENTIALS:
                 diags.error(
                     "XRG188",
                     file,

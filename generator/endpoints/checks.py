@@ -24,6 +24,7 @@ from ..cloudevents import is_cloudevents
 from ..diagnostics import Diagnostics, pointer
 from ..protocols import ROLES, EndpointOption, EndpointOptions, Protocol
 from ..protocols._endpoint import squash
+from ..suggest import did_you_mean
 from .addresses import check_addresses, check_authorization
 
 #: options every endpoint may carry (endpoint-spec.md ``protocoloptions``), checked here
@@ -59,8 +60,43 @@ def check_endpoint(data: Mapping[str, Any], file: str, ptr: str, diags: Diagnost
         for name, option in model.options.items():
             if name in po:
                 _check_value(name, option, po[name], file, where + pointer(name), diags)
+        before = len(diags)
         if model.check is not None:
             model.check(po, usage or frozenset(), file, where, diags)
+        if usage:
+            reported = {d.pointer for d in list(diags)[before:] if d.severity == "error"}
+            _check_roles(po, model, usage, file, where, reported, diags)
+
+
+def _check_roles(
+    po: Mapping[str, Any],
+    model: EndpointOptions,
+    usage: frozenset[str],
+    file: str,
+    ptr: str,
+    reported: set[str],
+    diags: Diagnostics,
+) -> None:
+    """An option only clients of other roles use is not applied (XRG149), alike for every
+    binding; one the binding's rules already reject for the role is not warned again."""
+    for name, option in model.options.items():
+        where = ptr + pointer(name)
+        # a message option's value also reaches the messages of its default roles
+        roles = option.roles | (option.default_roles if option.message else frozenset())
+        if name in po and not roles & usage and where not in reported:
+            diags.warning(
+                "XRG149",
+                file,
+                where,
+                f"{model.protocol} endpoint option '{name}' is used by"
+                f" {_roles(roles)} endpoints only; this endpoint is"
+                f" {_roles(usage)}: not applied",
+            )
+
+
+def _roles(roles: frozenset[str]) -> str:
+    """``{"consumer", "subscriber"}`` -> ``"consumer or subscriber"``."""
+    return " or ".join(r for r in ROLES if r in roles)
 
 
 def message_options(proto: Protocol, po: Mapping[str, Any]) -> dict[str, Any]:
@@ -206,8 +242,13 @@ def _check_names(
                 " not applied",
             )
         else:
+            known = [*COMMON, *proto.scalars, *proto.maps, *(model.options if model else ())]
             diags.warning(
-                "XRG175", file, where, f"{proto.id} defines no endpoint option '{key}'; not applied"
+                "XRG175",
+                file,
+                where,
+                f"{proto.id} defines no endpoint option '{key}'; not applied"
+                + did_you_mean(key, known),
             )
 
 

@@ -111,18 +111,17 @@ def _names(
         else:
             out[key] = value
     for key, name, value in renamed:
+        what = (
+            f"{model.protocol} '{key}', the name of the message option (an endpoint's is"
+            f" '{name}'),"
+            if key in model.message_names
+            else f"legacy attribute '{key}'"
+        )
         if name in out:
-            diags.warning(
-                "XRG117",
-                file,
-                where + pointer(key),
-                f"legacy attribute '{key}' is ignored: '{name}' is set",
-            )
+            diags.warning("XRG117", file, where + pointer(key), f"{what} is ignored: '{name}' is set")
             continue
         out[name] = value
-        diags.warning(
-            "XRG117", file, where + pointer(key), f"legacy attribute '{key}' read as '{name}'"
-        )
+        diags.warning("XRG117", file, where + pointer(key), f"{what} read as '{name}'")
     for name, option in model.options.items():
         value = out.get(name)
         shaped = _shape(option.kind, value)

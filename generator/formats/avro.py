@@ -45,6 +45,13 @@ SPELLINGS = frozenset({"avro", "apache-avro", "avsc"})
 #: payload models are generated (others keep their data as bytes)
 MODELED = True
 TITLE = "Avro schema"
+#: the format name xRegistry defines, the versions xrgen knows (a regular expression over the
+#: normalized version, ``formats.spelling.schema_format_version``) and one example; spellings
+#: that name a data format rather than a schema language (warning XRG148)
+FORMAT = "Avro"
+VERSIONS = r"1(\.\d+){0,2}"
+EXAMPLE = "Avro/1.11.1"
+DATA_NAMES: frozenset[str] = frozenset()
 #: the content type inferred when the catalog declares none (the media type Avro's own
 #: specification and the CloudEvents Kafka examples use for Avro binary)
 CONTENT_TYPE = "avro/binary"

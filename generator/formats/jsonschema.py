@@ -21,6 +21,13 @@ SPELLINGS = frozenset({"jsonschema", "json-schema", "json_schema", "json"})
 #: payload models are generated (others keep their data as bytes)
 MODELED = True
 TITLE = "JSON Schema"
+#: the format name xRegistry defines, the versions xrgen knows (a regular expression over the
+#: normalized version, ``formats.spelling.schema_format_version``) and one example; spellings
+#: that name a data format rather than a schema language (warning XRG148)
+FORMAT = "JsonSchema"
+VERSIONS = r"draft-0[467]|2019-09|2020-12"
+EXAMPLE = "JsonSchema/draft-07"
+DATA_NAMES = frozenset({"json"})
 #: the content type inferred when the catalog declares none
 CONTENT_TYPE = "application/json"
 
@@ -85,6 +92,15 @@ def check(schema: Any, draft: str | None, file: str, ptr: str, diags: Diagnostic
     from .jsonschema_check import check_json_schema
 
     check_json_schema(schema, draft, file, ptr, diags)
+
+
+def check_unlabelled(schema: Any, file: str, ptr: str, diags: Diagnostics) -> None:
+    """The checks of a JSON Schema without a declared format that its models rely on: local
+    ``$ref``s that name nothing, misspelled keywords (``jsonschema_check``)."""
+    from .jsonschema_check import check_keywords, check_refs
+
+    check_refs(schema, file, ptr, diags)
+    check_keywords(schema, file, ptr, diags)
 
 
 def type_pointer(schema: Any, name: str) -> str | None:

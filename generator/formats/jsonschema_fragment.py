@@ -24,7 +24,7 @@ from __future__ import annotations
 import urllib.parse
 from typing import Any
 
-__all__ = ["fragment", "node_at", "pointer_tokens", "refs"]
+__all__ = ["dangling_refs", "fragment", "node_at", "pointer_tokens", "refs"]
 
 #: keywords whose values are definitions containers (kept at the root of the result)
 _CONTAINERS = ("definitions", "$defs")
@@ -178,6 +178,41 @@ def refs(node: Any) -> list[str]:
                     found.append(value)
                 elif key not in _DATA:
                     todo.append(value)
+    return found
+
+
+def dangling_refs(document: Any) -> list[tuple[Pointer, str]]:
+    """``(location, $ref)`` of every local ``$ref`` of ``document`` (``#``, ``#/...``, or the
+    root ``$id`` followed by one) whose target does not exist, in document order. References
+    under a subschema with its own ``$id`` resolve against it and are not judged here."""
+    if not isinstance(document, dict):
+        return []
+    root_id = document.get("$id", document.get("id"))
+    base = root_id.split("#", 1)[0] if isinstance(root_id, str) and root_id else None
+    found: list[tuple[Pointer, str]] = []
+    todo: list[tuple[Pointer, Any]] = [((), document)]
+    while todo:
+        path, item = todo.pop()
+        if isinstance(item, list):
+            todo.extend(((*path, str(i)), v) for i, v in reversed(list(enumerate(item))))
+            continue
+        if not isinstance(item, dict):
+            continue
+        if path and isinstance(item.get("$id"), str):
+            continue  # another resolution scope
+        ref = item.get("$ref")
+        if isinstance(ref, str):
+            local = ref[len(base) :] if base and ref.startswith(base) else ref
+            local = local or "#"
+            if (local == "#" or local.startswith("#/")) and (
+                node_at(document, pointer_tokens(local[2:])) is None
+            ):
+                found.append((path, ref))
+        todo.extend(
+            ((*path, key), value)
+            for key, value in reversed(list(item.items()))
+            if key not in _DATA and key != "$ref"
+        )
     return found
 
 

@@ -27,6 +27,7 @@ from ..naming import Scope, pascal
 from ..payload_checks import nfkc_aliases
 from ._models import Diag, Imports, claim_class, permissive, subclass
 from .jsonschema import XRG_JSON_UNMAPPED, XRG_JSON_WARNING, XRG_REF_UNSUPPORTED
+from .jsonschema_fragment import node_at, pointer_tokens
 
 #: root keywords that do not change the shape of a schema
 _ROOT_META = ("title", "$id", "id", "$schema", "description", "$comment")
@@ -56,6 +57,7 @@ _PLAIN_FORMATS = frozenset({"email", "idn-email"})
 _PLACEHOLDER = re.compile(r"Xrgp(\d+)R(\w*)\Z")
 _ANY_PLACEHOLDER = re.compile(r"Xrgp(\d+)R")
 _DCG_ROOT = "XrgenDocumentRoot"
+_DCG_ADVICE = re.compile(r";? *[Uu]se --[a-z-]+ to [^.;]*[.;]?")
 
 
 def _unescape(token: str) -> str:
@@ -147,7 +149,8 @@ class JsonBatch:
             if base and ref.startswith(base):
                 ref = ref[len(base) :] or "#"
             if ref == "#" or ref.startswith("#/"):
-                return ref
+                # a target the schema lacks was reported in the catalog's pointers (XRG157)
+                return ref if node_at(schema, pointer_tokens(ref[2:])) is not None else None
             bad.append(ref)
             return None
 
@@ -296,6 +299,7 @@ class JsonBatch:
             owner = shapes[0].payloads[0]
         names = {f"Xrgp{s.index}R": s.payloads[0].model_name for s in shapes}
         text = _ANY_PLACEHOLDER.sub(lambda m: names.get(m.group(0), m.group(0)), note)
+        text = _DCG_ADVICE.sub("", text)  # options of datamodel-code-generator, not xrgen's
         where = owner.location if owner else "models"
         self.diags.append((where, XRG_JSON_WARNING, f"datamodel-code-generator: {text}"))
 

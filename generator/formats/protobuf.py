@@ -43,6 +43,13 @@ SPELLINGS = frozenset({"protobuf", "proto", "proto3", "proto2", "protocolbuffers
 #: payload models are generated (others keep their data as bytes)
 MODELED = True
 TITLE = "Protobuf schema"
+#: the format name xRegistry defines, the versions xrgen knows (a regular expression over the
+#: normalized version, ``formats.spelling.schema_format_version``) and one example; spellings
+#: that name a data format rather than a schema language (warning XRG148)
+FORMAT = "Protobuf"
+VERSIONS = r"[23]"
+EXAMPLE = "Protobuf/3"
+DATA_NAMES: frozenset[str] = frozenset()
 CONTENT_TYPE = "application/protobuf"
 MEDIA_TYPES = PROTOBUF_MEDIA_TYPES
 

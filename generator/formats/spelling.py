@@ -5,7 +5,12 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from . import family
+from ..suggest import closest
+from . import FORMATS, family, module
+
+#: format names xrgen reads without modeling them (their payloads stay bytes, XRG152): never
+#: a misspelling of another format
+_UNMODELED = {"jsonstructure": "JsonStructure", "json-structure": "JsonStructure"}
 
 _DRAFT_RE = re.compile(r"^(?:draft[-/_ ]?)?0?(\d)$|^(?:draft[-/_ ]?)?(20\d\d-\d\d)$")
 
@@ -51,3 +56,48 @@ def schema_format_version(s: str | None) -> str | None:
     if family_id == "protobuf":
         return version.split(".", 1)[0]
     return s.strip().partition("/")[2].strip()
+
+
+def format_problem(s: str) -> str | None:
+    """Why a schema format string of a format xrgen knows is not spelled as xRegistry defines
+    it (``<NAME>/<VERSION>``): a data format's name (``JSON``), no version, or a version xrgen
+    does not know (``JsonSchema/draft-99``); ``None`` when it is fine (warning XRG148).
+    """
+    fam = schema_format_family(s)
+    mod = module(fam)
+    if mod is None:
+        return None
+    name, version = split_format(s)
+    title, canonical = mod.TITLE, getattr(mod, "FORMAT", mod.TITLE)
+    example = getattr(mod, "EXAMPLE", canonical)
+    if name in getattr(mod, "DATA_NAMES", ()):
+        return (
+            f"schema format {s!r} names a data format, not a schema language; read as"
+            f" {title} ('{canonical}/<version>', e.g. {example!r})"
+        )
+    normalized = schema_format_version(s)
+    if normalized is None:
+        return f"schema format {s!r} has no version ('{canonical}/<version>', e.g. {example!r})"
+    known = getattr(mod, "VERSIONS", None)
+    if known is not None and not re.fullmatch(known, normalized):
+        return (
+            f"{title} version {version!r} is not one xrgen knows (e.g. {example!r}); read as"
+            f" {title} without a version"
+        )
+    return None
+
+
+def format_hint(s: str) -> str:
+    """``" (did you mean 'JsonSchema'?)"`` for an unsupported format name close to a known
+    one (``Jsn/1``), else ``""``."""
+    name, _ = split_format(s)
+    names = {
+        sp: getattr(m, "FORMAT", m.TITLE)
+        for m in FORMATS.values()
+        for sp in m.SPELLINGS
+    }
+    names.update(_UNMODELED)
+    if name in names:
+        return ""
+    near = closest(name, names, cutoff=0.6)
+    return f" (did you mean {names[near]!r}?)" if near is not None else ""

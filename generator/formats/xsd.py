@@ -32,6 +32,13 @@ SPELLINGS = frozenset({"xsd", "xmlschema", "xml-schema", "xml"})
 #: payload models are generated (others keep their data as bytes)
 MODELED = True
 TITLE = "XML Schema"
+#: the format name xRegistry defines, the versions xrgen knows (a regular expression over the
+#: normalized version, ``formats.spelling.schema_format_version``) and one example; spellings
+#: that name a data format rather than a schema language (warning XRG148)
+FORMAT = "XSD"
+VERSIONS = r"1\.[01]"
+EXAMPLE = "XSD/1.1"
+DATA_NAMES = frozenset({"xml"})
 CONTENT_TYPE = "application/xml"
 
 _PY = {

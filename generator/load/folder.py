@@ -20,7 +20,7 @@ from ..diagnostics import pointer
 from ..limits import Limits
 from ..registry import Entity, SchemaEntry
 from .errors import SourceError
-from .normalize import META_ATTRS, normalize_message
+from .normalize import META_ATTRS
 from .stack import Stacker
 from .text import read_file
 
@@ -90,7 +90,7 @@ def _split_piece(parts: list[str], data: Any, file: str, st: Stacker) -> None:
             st.diags.warning("XRG106", file, "", f"endpoint '{parts[1]}' is not declared; ignored")
             return
         msgs = dict(ep.data.get("messages") or {})
-        msgs[parts[3]] = normalize_message(data, parts[3], file, "", st.diags)
+        msgs[parts[3]] = st.read_message(data, parts[3], file, "")
         ep.data = {**ep.data, "messages": msgs}
     else:
         st.diags.warning("XRG106", file, "", "file is not at an xRegistry path; ignored")

@@ -17,6 +17,7 @@ from .. import protocols
 from ..cloudevents import is_cloudevents
 from ..diagnostics import Diagnostics, pointer
 from ..endpoints.normalize import normalize_endpoint_options
+from ..suggest import same_name
 
 
 class Norm:
@@ -29,16 +30,26 @@ class Norm:
         self.file = file
         self.ptr = ptr
 
-    def rename(self, data: dict[str, Any], old: str, new: str, code: str = "XRG110") -> None:
-        """Rename a legacy attribute (only when the current spelling is absent)."""
-        if old in data and new not in data:
-            data[new] = data.pop(old)
+    def rename(
+        self,
+        data: dict[str, Any],
+        old: str,
+        new: str,
+        code: str = "XRG110",
+        why: str | None = None,
+    ) -> None:
+        """Rename a legacy attribute; when the current spelling is set too, the legacy one is
+        ignored, with a warning as well. ``why``: what ``old`` is, when not a legacy name."""
+        if old not in data:
+            return
+        what = why or f"legacy attribute '{old}'"
+        if new in data:
             self.diags.warning(
-                code,
-                self.file,
-                self.ptr + pointer(old),
-                f"legacy attribute '{old}' read as '{new}'",
+                code, self.file, self.ptr + pointer(old), f"{what} is ignored: '{new}' is set"
             )
+            return
+        data[new] = data.pop(old)
+        self.diags.warning(code, self.file, self.ptr + pointer(old), f"{what} read as '{new}'")
 
     def ensure_id(
         self, data: dict[str, Any], singular: str, key: str, warn_missing: bool = False
@@ -156,7 +167,17 @@ def _normalize_protocoloptions(po: dict[str, Any], protocol: Any, n: Norm) -> di
             f"legacy {proto.family} '{proto.wrapper}' wrapper read as top-level protocol options",
         )
     for old, new in proto.renames:
-        n2.rename(po, old, new, "XRG117")
+        why = (
+            f"{proto.family} '{old}', the name of the endpoint option (a message's is '{new}'),"
+            if old in proto.endpoint_names
+            else None
+        )
+        n2.rename(po, old, new, "XRG117", why)
+    names = [*proto.scalars, *proto.maps, *proto.unapplied]
+    for key in [k for k in po if isinstance(k, str) and not proto.known(k)]:
+        target = same_name(key, names)
+        if target is not None:
+            n2.rename(po, key, target, "XRG117", f"'{key}', in another case,")
     return po
 
 

@@ -32,6 +32,7 @@ def load(
     with paused_gc():
         for source in sources:
             _load_source(source, reg, st, limits)
+    st.finish()
     return reg
 
 

@@ -15,7 +15,9 @@ from ..registry import (
     SchemaEntry,
     SchemaGroupEntry,
 )
+from ..suggest import same_name
 from . import COLLECTIONS
+from .attributes import Names
 from .normalize import (
     normalize_endpoint,
     normalize_message,
@@ -39,6 +41,11 @@ class Stacker:
     def __init__(self, reg: Registry, diags: Diagnostics) -> None:
         self.reg = reg
         self.diags = diags
+        self.names = Names(diags)
+
+    def finish(self) -> None:
+        """After the last document: the notes about extension attributes."""
+        self.names.finish()
 
     # -- whole documents
     def document(self, doc: Any, file: str, ptr: str = "", whole: bool = False) -> None:
@@ -55,6 +62,8 @@ class Stacker:
                 self.diags.warning(
                     "XRG110", file, ptr + pointer(old), f"legacy collection '{old}' read as '{new}'"
                 )
+        written = {coll: _written(doc, coll) for coll in COLLECTIONS}
+        doc = self.names.fold(doc, "registry", file, ptr)
         if whole and not any(coll in doc for coll in COLLECTIONS):
             self.diags.error(
                 "XRG114",
@@ -64,6 +73,8 @@ class Stacker:
                 " endpoints); it has "
                 + (", ".join(repr(k) for k in list(doc)[:8]) or "no attributes"),
             )
+        else:  # XRG114 names what the document holds instead
+            self.names.check(doc, "registry", file, ptr)
         root = doc.get("self")
         if isinstance(root, str) and root.lower().startswith(("http://", "https://")):
             base = root.split("#", 1)[0].split("?", 1)[0].rstrip("/")
@@ -75,7 +86,7 @@ class Stacker:
             ("endpoints", self.endpoint),
         ):
             if coll in doc:
-                self.collection(doc[coll], file, ptr + "/" + coll, add)
+                self.collection(doc[coll], file, ptr + pointer(written[coll]), add)
 
     def collection(
         self, items: Any, file: str, ptr: str, add: Callable[[str, Any, str, str], None]
@@ -102,17 +113,20 @@ class Stacker:
     def messagegroup(self, gid: str, item: Any, file: str, ptr: str) -> None:
         if not self._entity_ok(item, file, ptr):
             return
-        data = normalize_messagegroup(item, gid, file, ptr, self.diags)
+        mkey = _written(item, "messages", "definitions")
+        data = normalize_messagegroup(
+            self.names.fold(item, "messagegroup", file, ptr), gid, file, ptr, self.diags
+        )
+        self.names.check(data, "messagegroup", file, ptr)
         msgs = data.pop("messages", None)
         entry = self.reg.messagegroups.get(gid)
         if entry is None:
             entry = self.reg.messagegroups[gid] = MessageGroupEntry(Entity(data, file, ptr))
         else:
             entry.entity = Entity({**entry.entity.data, **data}, file, ptr)
-        mkey = "definitions" if "definitions" in item and "messages" not in item else "messages"
         if msgs is not None:
             self.collection(
-                msgs, file, ptr + "/" + mkey, lambda k, m, f, p: self.message(gid, k, m, f, p)
+                msgs, file, ptr + pointer(mkey), lambda k, m, f, p: self.message(gid, k, m, f, p)
             )
 
     def message(self, gid: str, mid: str, item: Any, file: str, ptr: str) -> None:
@@ -123,13 +137,25 @@ class Stacker:
             entry = self.reg.messagegroups[gid] = MessageGroupEntry(
                 Entity({"messagegroupid": gid}, file, ptr)
             )
-        entry.messages[mid] = Entity(normalize_message(item, mid, file, ptr, self.diags), file, ptr)
+        entry.messages[mid] = Entity(self.read_message(item, mid, file, ptr), file, ptr)
+
+    def read_message(self, item: dict[str, Any], mid: str, file: str, ptr: str) -> dict[str, Any]:
+        """A message in current spelling, its names checked."""
+        data = normalize_message(
+            self.names.fold(item, "message", file, ptr), mid, file, ptr, self.diags
+        )
+        self.names.check(data, "message", file, ptr)
+        return data
 
     # -- schema groups
     def schemagroup(self, gid: str, item: Any, file: str, ptr: str) -> None:
         if not self._entity_ok(item, file, ptr):
             return
-        data = normalize_schemagroup(item, gid, file, ptr, self.diags)
+        skey = _written(item, "schemas")
+        data = normalize_schemagroup(
+            self.names.fold(item, "schemagroup", file, ptr), gid, file, ptr, self.diags
+        )
+        self.names.check(data, "schemagroup", file, ptr)
         schemas = data.pop("schemas", None)
         entry = self.reg.schemagroups.get(gid)
         if entry is None:
@@ -138,7 +164,7 @@ class Stacker:
             entry.entity = Entity({**entry.entity.data, **data}, file, ptr)
         if schemas is not None:
             self.collection(
-                schemas, file, ptr + "/schemas", lambda k, s, f, p: self.schema(gid, k, s, f, p)
+                schemas, file, ptr + pointer(skey), lambda k, s, f, p: self.schema(gid, k, s, f, p)
             )
 
     def _schema_group_entry(self, gid: str, file: str, ptr: str) -> SchemaGroupEntry:
@@ -152,7 +178,10 @@ class Stacker:
     def schema(self, gid: str, sid: str, item: Any, file: str, ptr: str) -> None:
         if not self._entity_ok(item, file, ptr):
             return
+        vkey = _written(item, "versions")
+        item = self.names.fold(item, "schema", file, ptr)
         data = normalize_schema(item, sid, file, ptr, self.diags)
+        self.names.check(data, "schema", file, ptr)
         versions = data.pop("versions", None)
         group = self._schema_group_entry(gid, file, ptr)
         entry = group.schemas.get(sid)
@@ -172,30 +201,42 @@ class Stacker:
             self.diags.error(
                 "XRG103",
                 file,
-                ptr + "/versions",
+                ptr + pointer(vkey),
                 f"'versions' must be an object, not {kind(versions)}",
             )
             return
         # a version made from the resource's own document is located at the resource
         synthesized = "versions" not in item
         for vid, v in versions.items():
-            self.version(
-                entry, vid, v, file, ptr if synthesized else ptr + pointer("versions", vid)
-            )
+            self.version(entry, vid, v, file, ptr if synthesized else ptr + pointer(vkey, vid))
 
     def version(self, entry: SchemaEntry, vid: str, item: Any, file: str, ptr: str) -> None:
         if not self._entity_ok(item, file, ptr):
             return
-        entry.versions[vid] = Entity(normalize_version(item, vid, file, ptr, self.diags), file, ptr)
+        data = normalize_version(
+            self.names.fold(item, "version", file, ptr), vid, file, ptr, self.diags
+        )
+        self.names.check(data, "version", file, ptr)
+        entry.versions[vid] = Entity(data, file, ptr)
 
     # -- endpoints
     def endpoint(self, eid: str, item: Any, file: str, ptr: str) -> None:
         if not self._entity_ok(item, file, ptr):
             return
-        item = dict(item)
-        key = "messages" if "messages" in item else "definitions"
-        inline = item.pop(key, None)
+        key = _written(item, "messages", "definitions")
+        item = dict(self.names.fold(item, "endpoint", file, ptr))
+        inline = item.pop("messages", None)
+        if inline is None:
+            inline = item.pop("definitions", None)
+        for legacy in ("config", "protocoloptions"):
+            if legacy in item:
+                where = ptr + pointer(_written(item, legacy))
+                item[legacy] = self.names.fold_endpoint_options(item[legacy], file, where)
         data = normalize_endpoint(item, eid, file, ptr, self.diags)
+        self.names.check(data, "endpoint", file, ptr)
+        self.names.check_endpoint_options(
+            data.get("protocoloptions"), file, ptr + "/protocoloptions"
+        )
         self.reg.endpoints[eid] = Entity(data, file, ptr)
         if isinstance(inline, dict) and inline:
             self.endpoint_messages(eid, data, inline, file, ptr + pointer(key))
@@ -220,6 +261,19 @@ class Stacker:
         group.update({k: endpoint[k] for k in ("envelope", "protocol") if k in endpoint})
         entry = self.reg.messagegroups[eid] = MessageGroupEntry(Entity(group, file, ptr))
         self.collection(inline, file, ptr, lambda k, m, f, p: self.message(eid, k, m, f, p))
+
+
+def _written(data: dict[str, Any], *names: str) -> str:
+    """How ``data`` spells the first of ``names`` it holds in any case or with separators
+    (the pointer of a collection ``fold`` renames), else the first of ``names``."""
+    for name in names:
+        if name in data:
+            return name
+    for name in names:
+        found = same_name(name, [k for k in data if isinstance(k, str)])
+        if found is not None:
+            return found
+    return names[0]
 
 
 def kind(o: Any) -> str:

@@ -25,6 +25,8 @@ def parse_text(
     """Parse a document into JSON data within ``limits``; raises ``SourceError`` (XRG101 with
     line:col on syntax errors, XRG104-109 past a limit or for data that is not JSON, with the
     pointer where known). Warnings (non-string YAML keys) go to ``diags``."""
+    if not text.strip():
+        raise SourceError("XRG101", "the document is empty")
     if yaml_syntax:
         from .yamltext import parse_yaml  # PyYAML only for YAML documents
 

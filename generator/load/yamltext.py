@@ -221,6 +221,12 @@ def _children(node: yaml.Node) -> Iterator[yaml.Node]:
             yield v
 
 
+def _tab_at(text: str, index: int) -> bool:
+    """Whether the character PyYAML stopped at (or the indentation before it) is a tab."""
+    line_start = text.rfind("\n", 0, index) + 1
+    return "\t" in text[line_start : index + 1]
+
+
 def _mark(node: yaml.Node) -> str:
     mark = node.start_mark
     return f" (line {mark.line + 1}:{mark.column + 1})" if mark is not None else ""
@@ -235,13 +241,15 @@ def parse_yaml(text: str, limits: Limits, diags: Diagnostics | None, file: str) 
             mark = getattr(e, "problem_mark", None)
             where = f" at line {mark.line + 1}:{mark.column + 1}" if mark is not None else ""
             problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+            if mark is not None and _tab_at(text, mark.index):
+                problem = "a tab character, which YAML does not allow in indentation: indent with spaces"
             raise SourceError("XRG101", f"invalid YAML{where}: {problem}") from None
         except RecursionError:  # the pure-Python composer (no libyaml)
             raise SourceError(
                 XRG_TOO_DEEP, f"arrays and objects nested deeper than {limits.max_depth} levels"
             ) from None
         if node is None:
-            return None
+            raise SourceError("XRG101", "the document is empty (only comments or blank lines)")
         builder = _YamlBuilder(loader, limits)
         if "&" in text:  # without an anchor there is no alias, no bomb, no recursion
             builder.check_aliases(node)

@@ -28,6 +28,7 @@ from xrgen_runtime.bindings import BindingSpec
 
 from .. import ir
 from ..diagnostics import Diagnostics, pointer
+from ..suggest import did_you_mean
 
 #: ``check(options, file, pointer, diagnostics)``: value rules of one protocol
 Check = Callable[[dict[str, Any], str, str, Diagnostics], None]
@@ -80,6 +81,9 @@ class Protocol:
     unapplied: Mapping[str, str] = field(default_factory=dict)
     #: legacy option spellings read under their current name (warning XRG117)
     renames: tuple[tuple[str, str], ...] = ()
+    #: the names of ``renames`` that are the binding's rc4 endpoint option names (MQTT
+    #: ``topic``): read the same way, the warning says what they are
+    endpoint_names: frozenset[str] = frozenset()
     #: map options whose entries are fixed fields (AMQP ``properties`` and ``header``):
     #: option -> field name as spelled (lower case, ``_`` for ``-``) -> its wire name
     fields: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
@@ -113,6 +117,10 @@ class Protocol:
     def caseless(self) -> frozenset[str]:
         """Map fields whose keys are case-insensitive header names."""
         return self.runtime.caseless
+
+    def suggest(self, option: str) -> str:
+        """``" (did you mean 'x'?)"`` for the message option closest to ``option``."""
+        return did_you_mean(option, [*self.scalars, *self.maps, *self.unapplied])
 
     def known(self, option: str) -> bool:
         return (
@@ -238,7 +246,8 @@ def to_ir(
                         "XRG174",
                         where + sub,
                         f"{proto.id} {key} has no field '{name}' (custom names belong in"
-                        f" {proto.custom.get(key, 'another section')}); not applied",
+                        f" {proto.custom.get(key, 'another section')}); not applied"
+                        + did_you_mean(name, proto.fields[key].values()),
                     )
                 elif isinstance(value, (str, int, bool)):
                     if key in proto.fields:
@@ -270,7 +279,11 @@ def to_ir(
                 f"{proto.id} option '{key}' configures a connection, not a message; not applied",
             )
         else:
-            skip("XRG175", where, f"{proto.id} defines no option '{key}'; not applied")
+            skip(
+                "XRG175",
+                where,
+                f"{proto.id} defines no option '{key}'; not applied" + proto.suggest(key),
+            )
     return tuple(out.values())
 
 
@@ -336,7 +349,10 @@ def check_shared(
                 )
         elif not proto.known(key):
             diags.warning(
-                "XRG175", file, where, f"{proto.id} defines no option '{key}'; not applied"
+                "XRG175",
+                file,
+                where,
+                f"{proto.id} defines no option '{key}'; not applied" + proto.suggest(key),
             )
 
 

@@ -13,10 +13,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..diagnostics import Diagnostics
+from ..suggest import squash as squash
 
 #: the ``usage`` values of the rc4 endpoint model
 ROLES = ("producer", "consumer", "subscriber")
 _ALL_ROLES = frozenset(ROLES)
+#: the roles of an endpoint's sending clients and of its receiving ones
+SENDS = frozenset({"producer"})
+RECEIVES = frozenset({"consumer", "subscriber"})
 
 #: ``check(options, usage, file, pointer, diagnostics)``: a binding's MUST rules on the
 #: normalized options of one endpoint (``pointer``: its ``protocoloptions``)
@@ -40,6 +44,9 @@ class EndpointOption:
     message: str | None = None
     #: the roles whose endpoints pass the value to their messages
     default_roles: frozenset[str] = _ALL_ROLES
+    #: the roles whose clients use the option (docs/endpoints.md); on an endpoint of other
+    #: roles only, it is not applied (warning XRG149)
+    roles: frozenset[str] = _ALL_ROLES
 
 
 #: options every binding's endpoints take beside the rc4 ones, read by the runtime's serving
@@ -59,6 +66,9 @@ class EndpointOptions:
     #: legacy spellings read under their rc4 name (warning XRG117), beside the spellings that
     #: differ from an rc4 name only in case and ``-``/``_``/``.`` separators
     aliases: Mapping[str, str] = field(default_factory=dict)
+    #: the aliases that are the binding's message option names (MQTT ``topic_name``): read
+    #: the same way, the warning says what they are
+    message_names: frozenset[str] = frozenset()
     #: rc4 options of the protocol's other version (MQTT) -> that version (warning XRG171)
     other_version: Mapping[str, str] = field(default_factory=dict)
     #: connection settings older catalogs write that rc4 does not define (warning XRG174)
@@ -94,11 +104,6 @@ class EndpointOptions:
     def message_defaults(self) -> dict[str, str]:
         """rc4 option -> the message option it is a default for."""
         return {k: o.message for k, o in self.options.items() if o.message is not None}
-
-
-def squash(name: str) -> str:
-    """``link_properties``, ``LinkProperties`` and ``link.properties`` -> ``linkproperties``."""
-    return re.sub(r"[-_.]", "", name).lower()
 
 
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}")

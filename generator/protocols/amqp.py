@@ -7,7 +7,7 @@ from xrgen_runtime.bindings import BINDINGS
 
 from ..catalog_model import LooseStr, NameValueList, OptionsModel
 from ._base import Protocol
-from ._endpoint import EndpointOption, EndpointOptions
+from ._endpoint import RECEIVES, SENDS, EndpointOption, EndpointOptions
 
 
 class AmqpOptions(OptionsModel):
@@ -34,14 +34,14 @@ _RUNTIME = BINDINGS["amqp"]
 #: the rc4 endpoint options (endpoint-spec.md, AMQP options)
 _ENDPOINT_OPTIONS = {
     "node": EndpointOption("string", message="node"),
-    "durable": EndpointOption("boolean"),
+    "durable": EndpointOption("boolean", roles=SENDS),
     "link-properties": EndpointOption("stringmap"),
     "connection-properties": EndpointOption("stringmap"),
-    "distribution-mode": EndpointOption("string", values=("move", "copy")),
+    "distribution-mode": EndpointOption("string", values=("move", "copy"), roles=RECEIVES),
     "connection-capabilities": EndpointOption("strings"),
     "node-capabilities": EndpointOption("strings"),
-    "source-filters": EndpointOption("anymap"),
-    "dynamic": EndpointOption("boolean"),
+    "source-filters": EndpointOption("anymap", roles=RECEIVES),
+    "dynamic": EndpointOption("boolean", roles=RECEIVES),
     "terminus-durability": EndpointOption(
         "string", values=("none", "configuration", "unsettled-state")
     ),

@@ -12,7 +12,7 @@ from xrgen_runtime.bindings import BINDINGS
 from ..catalog_model import LooseInt, LooseStr, NameValueList, OptionsModel
 from ..diagnostics import Diagnostics
 from ._base import Protocol, any_version, literal
-from ._endpoint import EndpointOption, EndpointOptions
+from ._endpoint import SENDS, EndpointOption, EndpointOptions
 
 
 class KafkaOptions(OptionsModel):
@@ -122,19 +122,25 @@ def _check_endpoint(
 
 
 _PRODUCER = frozenset({"producer"})
+_CONSUMER = frozenset({"consumer"})
+_PARTITIONED = frozenset({"producer", "consumer"})
 ENDPOINT = EndpointOptions(
     protocol="KAFKA",
     options={
         "topic": EndpointOption("string", message="topic"),
-        "acks": EndpointOption("integer", minimum=-1, maximum=1),
-        "key": EndpointOption("string", message="key", default_roles=_PRODUCER),
-        "partition": EndpointOption("integer", message="partition"),
-        "consumergroup": EndpointOption("string"),
-        "headers": EndpointOption("stringmap", message="headers", default_roles=_PRODUCER),
-        "keyserializer": EndpointOption("string"),
-        "valueserializer": EndpointOption("string"),
-        "autooffsetreset": EndpointOption("string", values=("earliest", "latest", "none")),
-        "enableautocommit": EndpointOption("boolean"),
+        "acks": EndpointOption("integer", minimum=-1, maximum=1, roles=SENDS),
+        "key": EndpointOption("string", message="key", default_roles=_PRODUCER, roles=SENDS),
+        "partition": EndpointOption("integer", message="partition", roles=_PARTITIONED),
+        "consumergroup": EndpointOption("string", roles=_CONSUMER),
+        "headers": EndpointOption(
+            "stringmap", message="headers", default_roles=_PRODUCER, roles=SENDS
+        ),
+        "keyserializer": EndpointOption("string", roles=SENDS),
+        "valueserializer": EndpointOption("string", roles=SENDS),
+        "autooffsetreset": EndpointOption(
+            "string", values=("earliest", "latest", "none"), roles=_CONSUMER
+        ),
+        "enableautocommit": EndpointOption("boolean", roles=_CONSUMER),
     },
     aliases={"group.id": "consumergroup", "group_id": "consumergroup", "groupid": "consumergroup"},
     retired=frozenset({"clientid", "compressiontype", "securityprotocol", "saslmechanism"}),

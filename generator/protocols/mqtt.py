@@ -11,7 +11,7 @@ from xrgen_runtime.bindings import BINDINGS
 from ..catalog_model import LooseBool, LooseInt, LooseStr, NameValueList, OptionsModel
 from ..diagnostics import Diagnostics, pointer
 from ._base import Protocol, literal
-from ._endpoint import EndpointOption, EndpointOptions, literal_text, mqtt_wildcard
+from ._endpoint import RECEIVES, SENDS, EndpointOption, EndpointOptions, literal_text, mqtt_wildcard
 
 
 class MqttOptions(OptionsModel):
@@ -99,6 +99,7 @@ MQTT5 = Protocol(
     connection=_CONNECTION,
     unapplied={"correlation_data": "binary correlation data is set when encoding"},
     renames=_RENAMES,
+    endpoint_names=frozenset({"topic"}),
     wrapper="properties",
     check=_check_qos,
     is_filter=_is_filter,
@@ -115,6 +116,7 @@ MQTT311 = Protocol(
     connection=_CONNECTION,
     unapplied={opt: "" for opt in _MQTT5_ONLY},  # warned by _check_311 (XRG171)
     renames=_RENAMES,
+    endpoint_names=frozenset({"topic"}),
     wrapper="properties",
     check=_check_311,
     is_filter=_is_filter,
@@ -164,10 +166,12 @@ def _check_endpoint(
 
 
 _EP_COMMON = {
-    "topic": EndpointOption("string", message="topic_name"),
+    "topic": EndpointOption("string", message="topic_name", roles=SENDS),
     "qos": EndpointOption("uinteger", values=(0, 1, 2), message="qos"),
-    "retain": EndpointOption("boolean", message="retain", default_roles=frozenset({"producer"})),
-    "topicfilter": EndpointOption("string"),
+    "retain": EndpointOption(
+        "boolean", message="retain", default_roles=frozenset({"producer"}), roles=SENDS
+    ),
+    "topicfilter": EndpointOption("string", roles=RECEIVES),
     "willtopic": EndpointOption("string"),
     "willmessage": EndpointOption("xid"),
 }
@@ -175,10 +179,10 @@ _EP_311 = {"cleansession": EndpointOption("boolean")}
 _EP_5 = {
     "cleanstart": EndpointOption("boolean"),
     "sessionexpiryinterval": EndpointOption("uinteger", maximum=4294967295),
-    "sharedsubscriptiongroup": EndpointOption("string"),
-    "nolocal": EndpointOption("boolean"),
-    "retainaspublished": EndpointOption("boolean"),
-    "retainhandling": EndpointOption("uinteger", values=(0, 1, 2)),
+    "sharedsubscriptiongroup": EndpointOption("string", roles=RECEIVES),
+    "nolocal": EndpointOption("boolean", roles=RECEIVES),
+    "retainaspublished": EndpointOption("boolean", roles=RECEIVES),
+    "retainhandling": EndpointOption("uinteger", values=(0, 1, 2), roles=RECEIVES),
 }
 def _endpoint(
     protocol: str, mine: dict[str, EndpointOption], theirs: dict[str, EndpointOption]
@@ -188,6 +192,7 @@ def _endpoint(
         protocol=protocol,
         options={**_EP_COMMON, **mine},
         aliases={"topic_name": "topic"},
+        message_names=frozenset({"topic_name"}),
         other_version={name: other for name in theirs},
         retired=frozenset({"clientid", "keepalive", "willqos", "willretain"}),
         schemes=frozenset({"mqtt", "mqtts", "tcp", "ssl", "wss"}),

@@ -11,7 +11,7 @@ from xrgen_runtime.bindings import BINDINGS
 from ..catalog_model import LooseStr, NameValueList, OptionsModel
 from ..diagnostics import Diagnostics
 from ._base import Protocol, any_version
-from ._endpoint import EndpointOption, EndpointOptions, nats_wildcard
+from ._endpoint import RECEIVES, SENDS, EndpointOption, EndpointOptions, nats_wildcard
 
 
 class NatsOptions(OptionsModel):
@@ -91,9 +91,9 @@ def _check_endpoint(
 ENDPOINT = EndpointOptions(
     protocol="NATS",
     options={
-        "subject": EndpointOption("string", message="subject"),
-        "subjectfilter": EndpointOption("string"),
-        "queuegroup": EndpointOption("string"),
+        "subject": EndpointOption("string", message="subject", roles=SENDS),
+        "subjectfilter": EndpointOption("string", roles=RECEIVES),
+        "queuegroup": EndpointOption("string", roles=RECEIVES),
     },
     aliases={"queue": "queuegroup"},
     retired=frozenset({"stream", "durable", "consumer"}),

@@ -42,6 +42,7 @@ def _endpoint(e: ir.Endpoint) -> dict[str, Any]:
     return {
         "name": e.py_name,
         "cls": e.dispatcher_class,
+        "dispatcher_type": f"_consumer.{e.dispatcher_class}" if e.dispatcher_class else "None",
         "id": py_str(e.id),
         "usage": py_value(e.usage),
         "protocol": opt_str(e.protocol),
@@ -79,8 +80,8 @@ def dispatchers(catalog: ir.Catalog) -> list[dict[str, Any]]:
     by_id = {g.id: g for g in catalog.groups}
     out = []
     for e in catalog.endpoints:
-        if e.dispatcher_class == "Dispatcher":
-            continue  # no message group: the package-wide dispatcher serves it
+        if e.dispatcher_class in ("Dispatcher", None):
+            continue  # every message (the package-wide dispatcher), or it receives nothing
         groups = [by_id[gid] for gid in e.group_ids]
         out.append(
             {

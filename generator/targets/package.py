@@ -170,11 +170,10 @@ def producer_context(catalog: ir.Catalog, head: str) -> dict[str, Any]:
                     "doc": docstring(m.description, "    "),
                 }
             )
-            # the group's method: a placeholder the constructor may hold is optional
+            # the group's method: a placeholder the constructor may hold is optional, unless
+            # the producer was built without placeholders (``Held`` is ``Literal["none"]``)
             params = [f"{p.py_name}: str" for p in m.placeholders if p.name not in attr_of]
-            params += [
-                f"{p.py_name}: str | None = None" for p in m.placeholders if p.name in attr_of
-            ]
+            held = [p for p in m.placeholders if p.name in attr_of]
             values = [
                 f"{py_str(p.name)}: pick({p.py_name}, self.{attr_of[p.name]}, {py_str(p.name)})"
                 if p.name in attr_of
@@ -182,7 +181,13 @@ def producer_context(catalog: ir.Catalog, head: str) -> dict[str, Any]:
                 for p in m.placeholders
             ]
             methods.append(
-                call | {"name": m.py_name, "params": params + free, "template_values": values}
+                call
+                | {
+                    "name": m.py_name,
+                    "params": params + [f"{p.py_name}: str | None = None" for p in held] + free,
+                    "params_unheld": params + [f"{p.py_name}: str" for p in held] + free,
+                    "template_values": values,
+                }
             )
         groups.append(
             {
@@ -196,7 +201,7 @@ def producer_context(catalog: ir.Catalog, head: str) -> dict[str, Any]:
                 "creates": creates,
             }
         )
-    return {"header": head, "groups": groups}
+    return {"header": head, "groups": groups, "typestate": any(g["ctor"] for g in groups)}
 
 
 def consumer_context(catalog: ir.Catalog, head: str) -> dict[str, Any]:
@@ -206,7 +211,12 @@ def consumer_context(catalog: ir.Catalog, head: str) -> dict[str, Any]:
     for g in catalog.groups:
 
         def method(m: ir.Message, name: str) -> dict[str, str]:
-            return {"name": name, "id": py_str(m.id), "data_type": data_type(m)}
+            return {
+                "name": name,
+                "id": py_str(m.id),
+                "data_type": data_type(m),
+                "params_type": m.params_class,
+            }
 
         handler_sets.append(
             {
@@ -234,8 +244,17 @@ def consumer_context(catalog: ir.Catalog, head: str) -> dict[str, Any]:
         )
     if not package_bases:
         package_bases = ["DispatcherBase"]
+    params = [
+        {
+            "cls": m.params_class,
+            "id_comment": comment(m.id),
+            "fields": ", ".join(f"{py_str(p.name)}: str" for p in m.placeholders),
+        }
+        for m in catalog.messages()
+    ]
     return {
         "header": head,
+        "params": params,
         "handler_sets": handler_sets,
         "groups": groups,
         "package_bases": package_bases,

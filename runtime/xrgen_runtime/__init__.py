@@ -9,10 +9,12 @@ errors of all of them.
 Modules: ``bindings`` (pure codecs, one per protocol binding, plus ``jsonformat``; the package
 itself is the registry of the bindings' declarations, ``bindings.BINDINGS``), ``adapters``
 (client libraries: each module imports its library when imported), ``formats`` (payload
-codecs), ``spark`` (the Spark decoders, imported by a generated ``spark.py``; needs
-pyspark). ``_produce`` and ``_dispatch`` are the engines behind the generated ``producer.py``
-and ``consumer.py``; the names below load them (and the modules that define ``Event``,
-``DecodeError`` and the message definitions) on first use. ``testing``: in-memory brokers,
+codecs), ``spark`` (the Spark decoders a generated ``spark.py`` imports; needs pyspark),
+``produce`` (the event construction a generated ``producer.py`` imports). Generated modules
+import public modules only: ``_produce`` and ``_dispatch``, the engines behind the generated
+``producer.py`` and ``consumer.py``, are reached through ``produce`` and the names below,
+which load them (and the modules that define ``Event``, ``DecodeError`` and the message
+definitions) on first use. ``testing``: in-memory brokers,
 pytest fixtures and example events for the tests of services built on generated packages.
 
 A generated package calls :func:`require` first, with the version it was generated for.

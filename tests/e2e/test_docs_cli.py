@@ -71,3 +71,11 @@ def test_every_flag_the_page_names_exists(page: str) -> None:
     named = set(FLAG.findall(text))
     assert named, page
     assert named <= known, f"{page} names flags xrgen does not have: {sorted(named - known)}"
+
+
+@pytest.mark.parametrize("command", ["generate", "validate"])
+def test_no_cache_means_what_the_page_says(command: str) -> None:
+    """The --no-cache row of the command's table is the flag's help text."""
+    row = next(line for line in _sections()[command].splitlines() if line.startswith("| `--no-cache`"))
+    meaning = row.split("|")[2].strip()
+    assert meaning in " ".join(_help(command).split()), (command, meaning)

@@ -62,7 +62,7 @@ def test_validate_and_inspect_commands_work(tmp_path: Path) -> None:
         )
         assert done.returncode == 0, done.stderr
     inspected = json.loads(done.stdout)
-    assert "shop.OrderPlaced" in inspected["shop.orders"]["messages"]
+    assert "shop.OrderPlaced" in inspected["messagegroups"]["shop.orders"]["messages"]
 
 
 def test_readme_links_into_docs_resolve_or_are_announced() -> None:
@@ -74,3 +74,18 @@ def test_readme_links_into_docs_resolve_or_are_announced() -> None:
         name = link.removeprefix("docs/")
         # every guide the README names is listed in the docs index too
         assert name == "README.md" or f"({name})" in index, f"docs/README.md does not list {name}"
+
+
+def test_the_cli_pages_inspect_example_is_the_quick_start_catalogs(tmp_path: Path) -> None:
+    """docs/cli.md shows `xrgen inspect orders.json` on the README's catalog: as it prints."""
+    (tmp_path / "orders.json").write_text(_one("json", '"messagegroups"'))
+    cli = (ROOT / "docs" / "cli.md").read_text()
+    (example,) = [b for b in re.findall(r"^```console\n(.*?)^```$", cli, flags=re.M | re.S) if "xrgen inspect" in b]
+    command, *expected = example.splitlines()
+    assert command == "$ xrgen inspect orders.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "xrgen", "inspect", "orders.json"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == expected

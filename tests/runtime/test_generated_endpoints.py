@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from xrgen_runtime.bindings import kafka, mqtt
-from xrgen_runtime.endpoints import Authorization, Endpoint
+from xrgen_runtime.endpoints import Authorization, Endpoint, EndpointError, UnknownEndpoint
 
 from conftest import CATALOGS, Generated
 
@@ -170,7 +170,12 @@ def test_every_field_of_every_endpoint(pkg: ModuleType, endpoint_id: str) -> Non
     assert ep.id == endpoint_id and ep.package == "endpoints_pkg"
     for name, value in fields.items():
         assert _plain(getattr(ep, name)) == value, name
-    assert ep.dispatcher_class.__module__ == "endpoints_pkg.consumer"
+    if set(ep.usage) == {"producer"} and ep.protocol != "HTTP":  # it receives nothing
+        assert ep.dispatcher_class is None
+        with pytest.raises(EndpointError, match="it only sends, so it has no dispatcher"):
+            ep.dispatcher()
+    else:
+        assert ep.dispatcher_class.__module__ == "endpoints_pkg.consumer"
 
 
 def test_endpoints_mapping_is_complete_and_read_only(pkg: ModuleType) -> None:
@@ -178,6 +183,28 @@ def test_endpoints_mapping_is_complete_and_read_only(pkg: ModuleType) -> None:
     with pytest.raises(TypeError):
         pkg.ENDPOINTS["x"] = None
     assert pkg.ENDPOINTS is pkg.endpoints.ENDPOINTS
+
+
+def test_a_mistyped_endpoint_id_names_the_closest(pkg: ModuleType) -> None:
+    with pytest.raises(KeyError) as raised:
+        pkg.ENDPOINTS["com.example.orders.biling"]
+    assert isinstance(raised.value, UnknownEndpoint)
+    assert str(raised.value).startswith(
+        "no endpoint 'com.example.orders.biling'; did you mean 'com.example.orders.billing'"
+    )
+    with pytest.raises(UnknownEndpoint, match="the catalog declares 'com.example.alerts.handlers', "):
+        pkg.ENDPOINTS["zzz"]
+    assert pkg.ENDPOINTS.get("zzz") is None and "zzz" not in pkg.ENDPOINTS
+
+
+def test_only_receiving_endpoints_have_dispatcher_classes(pkg: ModuleType) -> None:
+    classes = {n for n in vars(pkg.consumer) if n.endswith("Dispatcher")}
+    for ep in pkg.ENDPOINTS.values():
+        if ep.dispatcher_class is None:
+            assert set(ep.usage) == {"producer"} and ep.protocol != "HTTP", ep.id
+        else:
+            assert ep.dispatcher_class.__name__ in classes
+    assert "PublisherDispatcher" not in classes and "SubmitDispatcher" not in classes
 
 
 def test_an_endpoint_dispatcher_takes_the_endpoint_messages_only(pkg: ModuleType) -> None:

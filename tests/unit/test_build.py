@@ -75,7 +75,7 @@ def module_names(catalog: ir.Catalog) -> list[str]:
         if g.group_handlers_class != g.handlers_class:
             names.append(g.group_handlers_class)
         for m in g.messages:
-            names += [m.def_const, m.emitter, m.create]
+            names += [m.def_const, m.emitter, m.create, m.params_class]
     names += [p.spark_var for p in catalog.payloads]
     return names
 

@@ -10,7 +10,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "diagnostics.md"
 CODE = re.compile(r"XRG\d{3}")
 ROW = re.compile(r"^\| (XRG(\d{3})(?:-(\d{3}))?) \|(.*)$")
-EXAMPLE = re.compile(r"^\S+#\S*: (error|warning) (XRG\d{3}): \S.*$")
+EXAMPLE = re.compile(r"^\S+#\S*: (error|warning|note) (XRG\d{3}): \S.*$")
 
 
 def _used() -> dict[str, list[str]]:
@@ -73,6 +73,6 @@ def test_every_row_has_a_matching_example() -> None:
         assert examples, f"{label}: no example (a `file#/pointer: severity {codes[0]}: message` line)"
         for example in examples:
             m = EXAMPLE.match(example)
-            assert m, f"{label}: {example!r} is not `file#/pointer: error|warning XRGnnn: message`"
+            assert m, f"{label}: {example!r} is not `file#/pointer: error|warning|note XRGnnn: message`"
             assert m.group(2) in codes, f"{label}: the example is of {m.group(2)}"
             assert m.group(1) in severity, f"{label}: a {m.group(1)} example in a {severity!r} row"

@@ -131,8 +131,12 @@ def test_no_such_member(pointer: str) -> None:
 # --------------------------------------------------------------------------- the pipeline
 
 
+#: DOC without its member whose $ref dangles (a catalog holding it gets warning XRG157)
+RESOLVING = {**DOC, "messages": {k: v for k, v in DOC["messages"].items() if k != "Dangling"}}
+
+
 def analyze(
-    tmp_path: Path, ref: str, schema: dict[str, Any] = DOC
+    tmp_path: Path, ref: str, schema: dict[str, Any] = RESOLVING
 ) -> tuple[api.Analysis, list[str]]:
     doc = {
         "messagegroups": {
@@ -190,8 +194,17 @@ def test_a_name_that_names_no_member_is_a_warning(tmp_path: Path) -> None:
 
 def test_a_name_that_is_the_root_title_is_the_root(tmp_path: Path) -> None:
     ref = "#/schemagroups/sg/schemas/s/versions/v1.0:Host"
-    analysis, diags = analyze(tmp_path, ref, {**DOC, "title": "Host"})
+    analysis, diags = analyze(tmp_path, ref, {**RESOLVING, "title": "Host"})
     assert diags == []
     assert analysis.catalog is not None
     (msg,) = analysis.catalog.messages()
     assert msg.payload is not None and msg.payload.model_name == "Host"
+
+
+def test_a_dangling_member_reference_is_warned_in_the_documents_pointers(tmp_path: Path) -> None:
+    _, diags = analyze(tmp_path, "#/schemagroups/sg/schemas/s/versions/v1.0:messages/STATE", DOC)
+    assert diags == [
+        "/schemagroups/sg/schemas/s/versions/v1.0/schema/messages/Dangling/properties/x/$ref"
+        " warning XRG157: $ref '#/messages/Nope' names nothing in this schema; the value is"
+        " typed Any"
+    ]

@@ -50,7 +50,28 @@ def test_json_nested_past_the_limit_names_the_pointer(tmp_path: Path) -> None:
 def test_json_depth_within_the_limit_loads(tmp_path: Path) -> None:
     inner = "[" * (MAX_DEPTH - 3) + "]" * (MAX_DEPTH - 3)
     reg, lines = load_text(tmp_path, "ok.json", group_doc('"g": {"x": ' + inner + "}"))
-    assert lines == [] and "g" in reg.messagegroups
+    assert [line for line in lines if " note XRG129: 'x' " not in line] == []
+    assert "g" in reg.messagegroups
+
+
+def test_unknown_attribute_names_are_compared_a_bounded_number_of_times(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Countless distinct extension names cost bounded time: each distinct name is compared
+    with the defined ones once, and at most SEARCHES of them per load."""
+    from xrgen.load import attributes
+
+    calls: list[str] = []
+    real = attributes.closest
+    monkeypatch.setattr(attributes, "closest", lambda key, known: calls.append(key) or real(key, known))
+    monkeypatch.setattr(attributes, "SEARCHES", 50)
+    names = ", ".join(f'"x-{i}": 1' for i in range(200))
+    groups = ", ".join(f'"g{j}": {{{names}, "descripton": "d"}}' for j in range(3))
+    _, lines = load_text(tmp_path, "many.json", group_doc(groups))
+    assert len(calls) == 50  # 201 distinct names, in three groups: compared 50 times in all
+    # one note per name and file; past the bound even a misspelling is read as an extension
+    assert sum(" note XRG129: " in line for line in lines) == 201
+    assert not any(" warning XRG128: " in line for line in lines)
 
 
 def test_json_integer_past_the_digit_limit(tmp_path: Path) -> None:
@@ -183,7 +204,10 @@ def test_yaml_merge_keys_are_overridden_not_duplicates(tmp_path: Path) -> None:
         "base: &b {description: base, format: x}\n"
         "messagegroups:\n  g:\n    <<: *b\n    description: own\n",
     )
-    assert lines == []
+    assert lines == [
+        "merge.yaml#/base: note XRG129: 'base' is not an attribute of a registry document in"
+        " xRegistry 1.0: kept as an extension attribute and not read"
+    ]
     assert reg.messagegroups["g"].entity.data["description"] == "own"
     assert reg.messagegroups["g"].entity.data["format"] == "x"
 

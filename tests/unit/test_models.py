@@ -389,12 +389,15 @@ def test_unmappable_json_falls_back_with_diagnostics(tmp_path: Path) -> None:
     codes = {(loc, code) for loc, code, _ in src.diagnostics}
     assert ("cat.json#/bad", "XRG320") in codes
     assert ("cat.json#/ext", "XRG321") in codes
-    assert ("cat.json#/dangling", "XRG323") in codes
+    # a dangling local $ref is reported by validate, in the catalog's pointers (XRG157); the
+    # model types it Any without datamodel-code-generator's warning and its advice
+    assert not any(code == "XRG323" for _, code in codes)
     assert all("\n" not in msg for _, _, msg in src.diagnostics)
     m = load(src, tmp_path)
     assert m.Ok.model_validate({"a": 1}).a == 1
     assert m.Bad.model_validate({"anything": 1}).model_extra == {"anything": 1}
     assert m.Ext.model_validate({"r": {"free": True}}).r == {"free": True}
+    assert m.Dangling.model_validate({"r": [1, "x"]}).r == [1, "x"]
 
 
 AVRO_RECORD = {

@@ -130,3 +130,14 @@ def test_nfkc_colliding_properties_keep_both_fields_and_their_wire_names(tmp_pat
     model = load(src, tmp_path).M
     value = model.model_validate({"ﬁle": "x", "file": 1})
     assert value.model_dump(by_alias=True) == {"ﬁle": "x", "file": 1}
+
+
+def test_strings_inside_field_arguments_are_data_not_forward_references() -> None:
+    """A JSON Schema ``example`` becomes ``Field(examples=['x'])``: 'x' names nothing."""
+    code = (
+        "from typing import Annotated\n"
+        "from pydantic import BaseModel, Field\n"
+        "class M(BaseModel):\n"
+        "    a: Annotated[str | None, Field(examples=['x', {'k': 'y'}], default_factory=Made)] = None\n"
+    )
+    assert unresolved_names(code) == [("M", "Made")]

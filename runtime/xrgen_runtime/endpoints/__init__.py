@@ -19,8 +19,10 @@ from ._errors import (
     MessageNotDeclared,
     MissingCredential,
     MissingPlaceholder,
+    UnknownEndpoint,
 )
 from ._model import ROLES, Authorization, Endpoint
+from ._table import EndpointTable
 
 __all__ = [
     "CREDENTIAL_FIELDS",
@@ -29,9 +31,11 @@ __all__ = [
     "Credentials",
     "Endpoint",
     "EndpointError",
+    "EndpointTable",
     "MessageNotDeclared",
     "MissingCredential",
     "MissingPlaceholder",
     "Secret",
+    "UnknownEndpoint",
     "env_names",
 ]

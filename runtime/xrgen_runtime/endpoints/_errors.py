@@ -8,6 +8,7 @@ __all__ = [
     "MessageNotDeclared",
     "MissingCredential",
     "MissingPlaceholder",
+    "UnknownEndpoint",
 ]
 
 
@@ -26,3 +27,16 @@ class MissingCredential(EndpointError, LookupError):
 
 class MessageNotDeclared(EndpointError):
     """A producer endpoint was asked to send an event of a message it does not declare."""
+
+
+class UnknownEndpoint(KeyError):
+    """``ENDPOINTS[id]`` with an id the package's catalog does not declare; the message names
+    the closest ids (a ``KeyError``, as a mapping raises)."""
+
+    def __init__(self, endpoint_id: object, message: str) -> None:
+        super().__init__(endpoint_id)
+        self.endpoint_id = endpoint_id
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message

@@ -115,7 +115,8 @@ class Endpoint(Generic[D]):
     message_ids: tuple[str, ...]
     placeholders: tuple[str, ...]
     package: str
-    dispatcher_class: type[D]
+    #: ``None`` for an endpoint that only sends: it has no dispatcher
+    dispatcher_class: type[D] | None
     description: str | None
 
     def __init__(
@@ -134,7 +135,7 @@ class Endpoint(Generic[D]):
         message_ids: tuple[str, ...],
         placeholders: tuple[str, ...],
         package: str,
-        dispatcher_class: type[D],
+        dispatcher_class: type[D] | None,
         description: str | None = None,
     ) -> None:
         unknown = [u for u in usage if u not in ROLES]
@@ -218,6 +219,12 @@ class Endpoint(Generic[D]):
         acknowledges (docs/serving.md). A ``dead_letter`` that raises leaves the message
         unacknowledged: the receiver gives it back.
         """
+        if self.dispatcher_class is None:
+            raise EndpointError(
+                f"endpoint {self.id!r} has usage {list(self.usage)}: it only sends, so it has no"
+                " dispatcher (build one from a consumer endpoint, or"
+                " consumer.Dispatcher)"
+            )
         d: Any = self.dispatcher_class(dead_letter)  # type: ignore[call-arg]
         if redeliver:
             d.handler_errors = "raise"  # DispatcherBase: raise HandlerError
