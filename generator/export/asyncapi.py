@@ -131,13 +131,14 @@ class _Channel:
 
 @dataclass(slots=True)
 class _Operation:
-    stem: str
     action: str
     channel: _Channel
     protocol: str | None
     endpoint: ir.Endpoint | None
     forms: list[tuple[str, str, str | None, str]] = field(default_factory=list)
     messages: list[ir.Message] = field(default_factory=list)
+    #: one of several operations of its endpoint (one per channel): named after both
+    shared: bool = False
 
 
 class _Builder:
@@ -187,9 +188,8 @@ class _Builder:
             for s in servers:
                 if s not in channel.servers:
                     channel.servers.append(s)
-            op = _Operation(ep.id, action, channel, protocol, ep, messages=msgs)
-            if many:
-                op.stem = f"{ep.id}.{address or protocol or 'channel'}"
+            op = _Operation(action, channel, protocol, ep, messages=msgs)
+            op.shared = many
             for m in msgs:
                 form = (m.group_id, m.id, protocol, self.mode(m, protocol, mode))
                 if form[3] == "structured" and isinstance(fmt, str):
@@ -198,8 +198,16 @@ class _Builder:
             self.operations.append(op)
 
     def carried(self, ep: ir.Endpoint) -> list[ir.Message]:
+        """The messages of its groups that its protocol can carry: an endpoint naming no
+        group is given every group, and a message bound to another protocol never reaches
+        it (with named groups, that is an error of the catalog, XRG234)."""
         wanted = set(ep.message_ids)
-        return [m for gid in ep.group_ids for m in self.groups.get(gid, ()) if m.id in wanted]
+        return [
+            m
+            for gid in ep.group_ids
+            for m in self.groups.get(gid, ())
+            if m.id in wanted and (m.protocol is None or ep.protocol in (None, m.protocol))
+        ]
 
     def endpoint_servers(self, ep: ir.Endpoint, options: dict[str, Any]) -> list[str]:
         pmap = aprotocols.lookup(ep.protocol)
@@ -237,15 +245,11 @@ class _Builder:
 
     def endpoint_security(self, ep: ir.Endpoint, options: dict[str, Any]) -> list[str]:
         keys: list[str] = []
-        for i, auth in enumerate(ep.authorization):
+        for auth in ep.authorization:
             scheme = aprotocols.security_scheme(auth, ep.protocol, options)
             if scheme is None:
                 continue
-            stem = (
-                f"{ep.id}.{auth.type or 'auth'}"
-                if i == 0
-                else f"{ep.id}.{auth.type or 'auth'}.{i + 1}"
-            )
+            stem = ".".join(p for p in (ep.id, auth.type or "auth", auth.mechanism) if p)
             key, _ = self._security_names.claim(component_name(stem))
             self.security[key] = scheme
             keys.append(key)
@@ -308,7 +312,7 @@ class _Builder:
                 channel = self.channel(m.protocol, address, g.id)
                 op = sends.get(id(channel))
                 if op is None:
-                    op = sends[id(channel)] = _Operation("", "send", channel, m.protocol, None)
+                    op = sends[id(channel)] = _Operation("send", channel, m.protocol, None)
                     self.operations.append(op)
                 op.messages.append(m)
                 op.forms.append((m.group_id, m.id, m.protocol, self.mode(m, m.protocol, None)))
@@ -359,7 +363,9 @@ def _assemble(b: _Builder, catalog: ir.Catalog, selected: list[ir.Endpoint]) -> 
             if len(forms) == 1:
                 form_keys[form] = base
             else:
-                suffix = component_name(f"{(form[2] or 'any').lower()}-{form[3]}")
+                proto = protocols.PROTOCOLS.get(form[2] or "")
+                family = proto.family if proto is not None else form[2] or "any"
+                suffix = component_name(f"{family.lower()}-{form[3]}")
                 form_keys[form], _ = names.claim(f"{base}.{suffix}")
     components_messages: dict[str, Any] = {}
     for form, key in form_keys.items():
@@ -448,7 +454,10 @@ def _operations(
     scope = Scope()
     out: dict[str, Any] = {}
     for op in b.operations:
-        stem = op.stem if op.endpoint is not None else f"{op.channel.key}.send"
+        if op.endpoint is None:
+            stem = f"{op.channel.key}.send"
+        else:
+            stem = f"{op.endpoint.id}.{op.channel.key}" if op.shared else op.endpoint.id
         key, _ = scope.claim(component_name(stem))
         body: dict[str, Any] = {
             "action": op.action,

@@ -21,6 +21,7 @@ from sample_catalogs import GOOD, SAMPLES
 from xrgen import api
 from xrgen.export.asyncapi import dump, from_analysis
 
+from .edge_catalog import CATALOG
 from conftest import require_shared
 
 NODE_DIR = Path(__file__).resolve().parent / "node"
@@ -105,14 +106,19 @@ def export_all(catalogs: dict[str, str], folder: Path) -> dict[str, Exported]:
 
 @pytest.fixture(scope="session")
 def sample_exports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Exported]:
-    """catalogs/* (the project's samples), exported and parsed."""
+    """catalogs/* (the project's samples) and the edge catalog (edge_catalog.py), exported and
+    parsed."""
     require_parser()
+    folder = tmp_path_factory.mktemp("asyncapi-samples")
     catalogs = {
         p.parent.name: str(p)
         for p in sorted(CATALOGS.glob("*/catalog.json"))
         if p.parent.name not in BROKEN_SAMPLES
     }
-    return export_all(catalogs, tmp_path_factory.mktemp("asyncapi-samples"))
+    edge = folder / "edge.json"
+    edge.write_text(json.dumps(CATALOG), encoding="utf-8")
+    catalogs["edge"] = str(edge)
+    return export_all(catalogs, folder)
 
 
 @pytest.fixture(scope="session")

@@ -16,10 +16,14 @@ CYCLE = "<cycle>"
 
 
 def deref(node: Any, root: Any, seen: tuple[str, ...] = ()) -> Any:
-    """``node`` with every local ``$ref`` replaced by what it points to (in ``root``); a ref
-    back into its own expansion becomes ``CYCLE``."""
+    """``node`` with every local ``$ref`` replaced by what it points to (in ``root``; a ref
+    through the root's own ``$id`` is local too, as JSON Schema reads it); a ref back into its
+    own expansion becomes ``CYCLE``."""
     if isinstance(node, dict):
         ref = node.get("$ref")
+        base = root.get("$id") if isinstance(root, dict) else None
+        if isinstance(ref, str) and isinstance(base, str) and ref.startswith(base + "#"):
+            ref = ref[len(base) :]
         if isinstance(ref, str) and (ref == "#" or ref.startswith("#/")):
             if ref in seen:
                 return CYCLE
@@ -43,7 +47,8 @@ def _draft04(node: Any) -> Any:
         return [_draft04(v) for v in node]
     if not isinstance(node, dict):
         return node
-    out = {k: _draft04(v) for k, v in node.items()}
+    data = ("default", "const", "enum", "examples")  # values, not schemas
+    out = {k: v if k in data else _draft04(v) for k, v in node.items()}
     for flag, bound in (
         ("exclusiveMinimum", "minimum"),
         ("exclusiveMaximum", "maximum"),
@@ -97,13 +102,18 @@ def _check_operations(e: Exported) -> None:
         assert mine, f"{e.name}: no operation for endpoint {ep.id}"
         action = "send" if "producer" in ep.usage else "receive"
         assert {ops[o]["action"] for o in mine} == {action}, (e.name, ep.id)
+        # its groups' messages its protocol can carry (every group when it names none)
+        reach = [
+            m
+            for gid in ep.group_ids
+            for m in groups[gid].messages
+            if m.id in ep.message_ids and (m.protocol is None or ep.protocol in (None, m.protocol))
+        ]
         names = Counter(n for o in mine for n in ops[o]["messages"])
-        assert names == Counter(ep.message_ids), (e.name, ep.id, names)
+        assert names == Counter(m.id for m in reach), (e.name, ep.id, names)
         options = dict(ep.options)
-        messages = {
-            m.id: m for gid in ep.group_ids for m in groups[gid].messages if m.id in ep.message_ids
-        }
-        carried |= {(m.group_id, m.id) for m in messages.values()}
+        messages = {m.id: m for m in reach}
+        carried |= {(m.group_id, m.id) for m in reach}
         for o in mine:
             (address,) = ops[o]["channels"]
             listen = next(
@@ -193,7 +203,7 @@ def _check_payload(key: str, payload: Any, schema: Any) -> None:
     if "x-xregistry-schema" in payload:  # a schema xrgen cannot use: bytes, schema beside
         assert payload["x-xregistry-schema"] == body and payload["format"] == "binary", key
     elif schema.family == "json" and "schemaFormat" not in payload:
-        assert payload == _draft04(deref(body, body)), key
+        assert payload == _draft04(deref({"$ref": "#"}, body)), key
     elif schema.family == "avro":
         assert payload == {
             "schemaFormat": "application/vnd.apache.avro;version=1.9.0",
@@ -256,5 +266,69 @@ def test_the_endpoints_catalog_reads_as_declared(
         "$ref": "#/components/schemas/InvoiceIssued"
     }
     assert doc["servers"]["com.example.orders.secure"]["protocol"] == "kafka-secure"
-    scheme = doc["components"]["securitySchemes"]["com.example.orders.secure.SASL"]
+    scheme = doc["components"]["securitySchemes"]["com.example.orders.secure.SASL.SCRAM-SHA-256"]
     assert scheme["type"] == "scramSha256"
+
+
+def test_the_edge_catalog_reads_as_declared(sample_exports: dict[str, Exported]) -> None:
+    edge = sample_exports["edge"]
+    doc, model = edge.document, edge.model
+    messages = doc["components"]["messages"]
+    # one message id in two groups, and a message in two wire forms: each its own message
+    assert {"edge.Same.kafka-binary", "edge.Same.http-structured", "edge.Same_2"} <= set(messages)
+    assert messages["edge.Same.http-structured"]["contentType"] == "application/cloudevents+json"
+    headers = messages["edge.Same.kafka-binary"]["headers"]
+    assert headers["properties"]["ce_flag"] == {
+        "type": "string",
+        "const": "true",
+        "description": "CloudEvents attribute flag",
+    }
+    assert "const" not in headers["properties"]["ce_time"]  # "0000-01-01T00:00:00Z": now
+    assert {"ce_sequence", "ce_type", "ce_source", "ce_id", "ce_specversion"} <= set(
+        headers["required"]
+    )
+    assert "cloudEvents_type" in messages["edge.Job"]["headers"]["properties"]
+    assert messages["edge.Job"]["headers"]["properties"]["origin"]["const"] == "edge"
+    assert "CE-type" in messages["edge.Tick"]["headers"]["properties"]
+    # MQTT 3.1.1 has no binary mode
+    assert messages["edge.Legacy"]["contentType"] == "application/cloudevents+json"
+    # the .proto's first message is the payload, as xrgen models it
+    proto = model["messages"]["edge.Proto.kafka-binary"]["payload"]["schema"]
+    assert proto["title"] == "Reading"
+    # draft-04 bounds in draft-07 form; data left as written
+    same = doc["components"]["schemas"]["SameData"]["properties"]
+    assert same["ratio"] == {"type": "number", "exclusiveMinimum": 0, "maximum": 1}
+    assert same["count"] == {"type": "integer", "maximum": 10}
+    assert same["kind"] == {"default": {"exclusiveMinimum": True, "minimum": 3}}
+    # $defs and the $id self reference point into the component
+    order = doc["components"]["schemas"]["OrderData"]["properties"]
+    assert order["line"] == {"$ref": "#/components/schemas/OrderData/$defs/line"}
+    assert order["again"] == order["line"]
+    schemes = doc["components"]["securitySchemes"]
+    assert {k: v["type"] for k, v in schemes.items()} == {
+        "edge.kafka.out.SASL.SCRAM-SHA-512": "scramSha512",
+        "edge.kafka.out.SASL.OAUTHBEARER": "oauth2",
+        "edge.kafka.out.X509Cert": "X509",
+        "edge.http.in.Plain": "http",
+        "edge.http.in.OAuth2": "http",
+        "edge.http.in.APIKey": "httpApiKey",
+        "edge.mqtt.watch.APIKey": "apiKey",
+        "edge.mqtt.watch.Plain": "userPassword",
+    }
+    assert schemes["edge.http.in.APIKey"]["name"] == "X-Key"
+    assert schemes["edge.http.in.APIKey"]["in"] == "query"
+    assert (
+        schemes["edge.kafka.out.SASL.OAUTHBEARER"]["flows"]["clientCredentials"]["tokenUrl"]
+        == "https://idp.example.com/token"
+    )
+    ops = model["operations"]
+    assert ops["edge.http.in"]["channels"] == ["/hooks/{tenant}"]
+    assert doc["operations"]["edge.http.in"]["bindings"]["http"]["method"] == "PUT"
+    assert "edge.http.subscriptions" not in ops  # a subscription manager moves no messages
+    assert doc["servers"]["edge.http.subscriptions"]["host"] == "{host}"
+    assert ops["edge.abstract"]["channels"] == ["persistent://public/default/ticks"]
+    assert doc["operations"]["edge.template"]["x-xregistry-endpoint"]["deployed"] is False
+    assert "edge.Legacy" not in ops["edge.kafka.empty"]["messages"]  # bound to MQTT
+    assert doc["channels"]["orders.tenant.id"]["parameters"] == {
+        "tenant.id": {"description": "placeholder {tenant.id}"}
+    }

@@ -42,6 +42,18 @@ if (args[0] === "--yaml") {
 }
 process.stdout.write(JSON.stringify(out) + "\n");
 
+// a recursive schema resolves into a cyclic object: its way back becomes "<circular>"
+function acyclic(value, ancestors) {
+  if (value === null || typeof value !== "object") return value;
+  if (ancestors.has(value)) return "<circular>";
+  ancestors.add(value);
+  const out = Array.isArray(value)
+    ? value.map((v) => acyclic(v, ancestors))
+    : Object.fromEntries(Object.entries(value).map(([k, v]) => [k, acyclic(v, ancestors)]));
+  ancestors.delete(value);
+  return out;
+}
+
 function model(doc) {
   const messages = {};
   for (const m of doc.components().messages().all()) {
@@ -49,7 +61,7 @@ function model(doc) {
       name: m.name() ?? null,
       contentType: m.contentType() ?? null,
       schemaFormat: m.hasPayload() ? m.payload().schemaFormat() : null,
-      payload: m.hasPayload() ? m.payload().json() : null,
+      payload: m.hasPayload() ? acyclic(m.payload().json(), new Set()) : null,
     };
   }
   return {
