@@ -27,9 +27,11 @@ _REQUIRED = ("specversion", "id", "source", "type")
 _FORMATS = {"uri": "uri", "urireference": "uri-reference", "timestamp": "date-time"}
 
 
-def attribute_schema(a: ir.Attribute, *, header: bool) -> dict[str, Any]:
+def attribute_schema(
+    a: ir.Attribute, *, header: bool, described: Mapping[str, str] | None = None
+) -> dict[str, Any]:
     """The schema of CloudEvents attribute ``a``: in a header its canonical string form, in
-    the JSON envelope its JSON type."""
+    the JSON envelope its JSON type. ``described``: the catalog's attribute descriptions."""
     s: dict[str, Any] = {"type": "string"}
     if not header and a.kind == "integer":
         s = {"type": "integer"}
@@ -47,9 +49,24 @@ def attribute_schema(a: ir.Attribute, *, header: bool) -> dict[str, Any]:
             s["const"] = str(value).lower() if isinstance(value, bool) else str(value)
         else:
             s["const"] = value
+    note = (described or {}).get(a.name)
     if "description" not in s:
         s["description"] = f"CloudEvents attribute {a.name}"
+    if note:
+        s["description"] += f": {note}"
     return s
+
+
+def descriptions(data: Mapping[str, Any]) -> dict[str, str]:
+    """The ``description`` of each envelope attribute the message declares."""
+    meta = data.get("envelopemetadata")
+    if not isinstance(meta, dict):
+        return {}
+    return {
+        name: spec["description"]
+        for name, spec in meta.items()
+        if isinstance(spec, dict) and isinstance(spec.get("description"), str)
+    }
 
 
 def _required(a: ir.Attribute) -> bool:
@@ -65,7 +82,9 @@ def _entry_schema(value: Any) -> dict[str, Any]:
     }
 
 
-def headers(message: ir.Message, protocol: str | None, mode: str) -> dict[str, Any] | None:
+def headers(
+    message: ir.Message, protocol: str | None, mode: str, described: Mapping[str, str]
+) -> dict[str, Any] | None:
     """The ``headers`` schema of a wire form: the message's own protocol headers, and in
     binary mode the CloudEvents attributes and the content type header."""
     pmap = protocols.lookup(protocol)
@@ -76,7 +95,7 @@ def headers(message: ir.Message, protocol: str | None, mode: str) -> dict[str, A
             if a.name == "datacontenttype":
                 continue
             name = pmap.header(a.name)
-            props[name] = attribute_schema(a, header=True)
+            props[name] = attribute_schema(a, header=True, described=described)
             if _required(a):
                 required.append(name)
         if pmap.content_type_header and message.datacontenttype:
@@ -97,13 +116,15 @@ def headers(message: ir.Message, protocol: str | None, mode: str) -> dict[str, A
     return out
 
 
-def envelope(message: ir.Message, data: tuple[str, dict[str, Any]]) -> dict[str, Any]:
+def envelope(
+    message: ir.Message, data: tuple[str, dict[str, Any]], described: Mapping[str, str]
+) -> dict[str, Any]:
     """The JSON event format of ``message``: its attributes and ``data`` (``("data",
     schema)`` or ``("data_base64", schema)``)."""
     props: dict[str, Any] = {}
     required: list[str] = []
     for a in message.attributes:
-        props[a.name] = attribute_schema(a, header=False)
+        props[a.name] = attribute_schema(a, header=False, described=described)
         if _required(a):
             required.append(a.name)
     props[data[0]] = data[1]
@@ -165,10 +186,11 @@ def message_object(
     content_type = message.datacontenttype
     if mode == "structured":
         content_type = structured_format or STRUCTURED
-        out["payload"] = envelope(message, _data(schema, ref, message.datacontenttype))
+        data_member = _data(schema, ref, message.datacontenttype)
+        out["payload"] = envelope(message, data_member, descriptions(data))
     elif ref is not None:
         out["payload"] = {"$ref": ref}
-    hdrs = headers(message, protocol, mode)
+    hdrs = headers(message, protocol, mode, descriptions(data))
     if hdrs is not None:
         out["headers"] = hdrs
     if content_type:

@@ -21,7 +21,11 @@ def _ce(mid: str, source: str = "/edge/{tenant}", **extra: Any) -> dict[str, Any
             "type": {"value": mid},
             "source": {"type": "uritemplate", "value": source},
             "time": {"type": "timestamp", "value": "0000-01-01T00:00:00Z"},
-            "sequence": {"type": "integer", "required": True},
+            "sequence": {
+                "type": "integer",
+                "required": True,
+                "description": "position in the stream",
+            },
             "flag": {"type": "boolean", "value": True},
         },
         **extra,

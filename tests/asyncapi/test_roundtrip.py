@@ -284,6 +284,9 @@ def test_the_edge_catalog_reads_as_declared(sample_exports: dict[str, Exported])
         "description": "CloudEvents attribute flag",
     }
     assert "const" not in headers["properties"]["ce_time"]  # "0000-01-01T00:00:00Z": now
+    assert headers["properties"]["ce_sequence"]["description"] == (
+        "CloudEvents attribute sequence: position in the stream"
+    )
     assert {"ce_sequence", "ce_type", "ce_source", "ce_id", "ce_specversion"} <= set(
         headers["required"]
     )
