@@ -221,6 +221,11 @@ def _record(
         "dataschemaformat",
         "dataschemauri",
         "dataschemaxid",
+        "labels",
+        "documentation",
+        "epoch",
+        "createdat",
+        "modifiedat",
     ):
         if key in data:
             rec[key] = data[key]

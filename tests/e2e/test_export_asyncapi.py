@@ -42,6 +42,7 @@ def test_yaml_on_stdout_and_json_in_a_file_are_one_document(tmp_path: Path) -> N
     assert json.loads(out.read_text(encoding="utf-8")) == yaml.safe_load(shown.stdout)
     as_json = xrgen("export", "asyncapi", ENDPOINTS, "--format", "json")
     assert as_json.stdout == out.read_text(encoding="utf-8")
+    assert xrgen("export", "asyncapi", ENDPOINTS, "-o", "-").stdout == shown.stdout
     forced = tmp_path / "api.json.txt"
     assert xrgen("export", "asyncapi", ENDPOINTS, "-o", forced, "--format", "yaml").returncode == 0
     assert forced.read_text(encoding="utf-8") == shown.stdout
