@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from ..diagnostics import Diagnostics
@@ -53,18 +53,30 @@ class Outcome:
 
 
 def run(args: argparse.Namespace, catalogs: list[str], strict: bool, limits: Limits) -> Outcome:
-    from .asyncapi import UnknownEndpoint, dump, export
+    """The export, answered from the run cache (``runcache``, as ``validate``) while nothing
+    it depends on changed: the catalogs' bytes, the flags, xrgen's code."""
+    from .. import runcache
 
     output: str | None = args.output
     fmt = args.format or ("json" if output and output.lower().endswith(".json") else "yaml")
-    try:
-        result = export(catalogs, strict=strict, limits=limits, endpoints=args.endpoint)
-    except UnknownEndpoint as e:
-        return Outcome(2, problem=str(e))
-    diags = result.diagnostics
-    if result.document is None:
-        return Outcome(None, diags, error=result.error)
-    text = dump(result.document, fmt)
+    root = runcache.cache_root()
+    inputs = ("export", args.target, tuple(args.endpoint), strict, fmt, repr(limits))
+    key = runcache.run_key(catalogs, limits.max_document_bytes, inputs)
+    cached = runcache.load_run(root, key)
+    if cached is not None and _DOCUMENT in cached[0]:
+        text, diags = cached[0][_DOCUMENT], cached[1]
+    else:
+        from .asyncapi import UnknownEndpoint, dump, export
+
+        try:
+            result = export(catalogs, strict=strict, limits=limits, endpoints=args.endpoint)
+        except UnknownEndpoint as e:
+            return Outcome(2, problem=str(e))
+        diags = result.diagnostics
+        if result.document is None:
+            return Outcome(None, diags, error=result.error)
+        text = dump(result.document, fmt)
+        runcache.save_run(root, key, {_DOCUMENT: text}, diags)
     if output is None or output == "-":
         return Outcome(0, diags, text=text)
     try:
@@ -72,6 +84,10 @@ def run(args: argparse.Namespace, catalogs: list[str], strict: bool, limits: Lim
     except OSError as e:
         return Outcome(2, diags, problem=f"cannot write {output}: {e}")
     return Outcome(0, diags)
+
+
+#: the run cache's name for the document
+_DOCUMENT = PurePosixPath("document")
 
 
 def write_atomic(path: Path, text: str) -> None:
