@@ -271,7 +271,12 @@ def _quiet_when_reader_leaves(run: Callable[_P, int]) -> Callable[_P, int]:
 
 @_quiet_when_reader_leaves
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra and (args.command != "export" or any(a.startswith("-") for a in extra)):
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    if extra:  # export FORMAT -o FILE CATALOG...: catalogs after the options are catalogs too
+        args.catalogs += extra
     if args.command == "diff":
         return _diff(args)
     from . import config

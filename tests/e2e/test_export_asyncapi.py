@@ -41,7 +41,7 @@ def xrgen(*args: str | Path, cwd: Path = ROOT) -> subprocess.CompletedProcess[st
 def test_yaml_on_stdout_and_json_in_a_file_are_one_document(tmp_path: Path) -> None:
     shown = xrgen("export", "asyncapi", ENDPOINTS)
     assert shown.returncode == 0, shown.stderr
-    assert shown.stdout.startswith("asyncapi: \"3.0.0\"\n"), shown.stdout[:80]
+    assert shown.stdout.startswith('asyncapi: "3.0.0"\n'), shown.stdout[:80]
     out = tmp_path / "api.json"
     written = xrgen("export", "asyncapi", ENDPOINTS, "-o", out)
     assert written.returncode == 0 and written.stdout == "", written.stderr
@@ -113,7 +113,9 @@ def test_endpoint_selection() -> None:
 
 def test_an_unknown_endpoint_names_the_closest(tmp_path: Path) -> None:
     out = tmp_path / "api.yaml"
-    done = xrgen("export", "asyncapi", ENDPOINTS, "--endpoint", "com.example.orders.produce", "-o", out)
+    done = xrgen(
+        "export", "asyncapi", ENDPOINTS, "--endpoint", "com.example.orders.produce", "-o", out
+    )
     assert done.returncode == 2
     assert "xrgen: error: --endpoint 'com.example.orders.produce' names no endpoint" in done.stderr
     assert "closest: com.example.orders.producer" in done.stderr
@@ -164,7 +166,9 @@ def test_python_naming_warnings_are_not_the_export_s(tmp_path: Path) -> None:
         (("asyncapi", ENDPOINTS, "--format", "xml"), "invalid choice: 'xml'"),
     ],
 )
-def test_usage_and_io_errors_exit_2(args: tuple[str | Path, ...], message: str, tmp_path: Path) -> None:
+def test_usage_and_io_errors_exit_2(
+    args: tuple[str | Path, ...], message: str, tmp_path: Path
+) -> None:
     done = xrgen("export", *args, cwd=tmp_path)
     assert done.returncode == 2, (done.returncode, done.stderr)
     assert message in done.stderr, done.stderr
@@ -191,3 +195,40 @@ def test_a_reader_leaving_early_ends_quietly() -> None:
         shell=True, capture_output=True, text=True, cwd=ROOT, timeout=300,
     )  # fmt: skip
     assert done.stdout == "asyncapi: " and done.stderr == ""
+
+
+def test_options_may_come_before_the_catalogs(tmp_path: Path) -> None:
+    out = tmp_path / "api.yaml"
+    done = xrgen("export", "asyncapi", "-o", out, "--format", "yaml", ACME, ENDPOINTS)
+    assert done.returncode == 0, done.stderr
+    assert out.read_text(encoding="utf-8") == xrgen("export", "asyncapi", ACME, ENDPOINTS).stdout
+    stray = xrgen("export", "asyncapi", ACME, "--no-such-flag")
+    assert stray.returncode == 2 and "unrecognized arguments: --no-such-flag" in stray.stderr
+    assert xrgen("validate", ACME, "--strict", ENDPOINTS).returncode == 2  # as before
+
+
+ERROR_CASES = sorted(
+    p
+    for p in (ROOT / "tests" / "errors").iterdir()
+    if p.is_dir() and not p.name.startswith(("_", "."))
+)
+
+
+@pytest.mark.parametrize("case", ERROR_CASES, ids=lambda p: p.name)
+def test_broken_catalogs_exit_as_validate_does(
+    case: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The error catalogs of tests/errors: the export's exit code is validate's, with no
+    internal error and nothing written when it is not 0."""
+    from xrgen.cli import main
+
+    monkeypatch.chdir(case)
+    sources = sorted(p.name for p in case.iterdir() if p.name.startswith("catalog"))
+    out = tmp_path / "api.yaml"
+    validated = main(["validate", *sources])
+    capsys.readouterr()
+    exported = main(["export", "asyncapi", *sources, "-o", str(out)])
+    err = capsys.readouterr().err
+    assert exported == validated, err
+    assert "XRG9" not in err and "Traceback" not in err
+    assert out.exists() == (exported == 0)
