@@ -57,6 +57,8 @@ class Export:
     document: dict[str, Any] | None
     diagnostics: Diagnostics
     error: BaseException | None = None
+    #: the document as text (``export``'s ``fmt``)
+    text: str = ""
 
 
 def export(
@@ -65,10 +67,12 @@ def export(
     strict: bool = False,
     limits: Limits | None = None,
     endpoints: Sequence[str] = (),
+    fmt: str = "yaml",
 ) -> Export:
     """Load, validate, resolve and build ``sources`` (``api.analyze`` and the payload checks
-    ``validate`` makes), then the AsyncAPI document; no document when there are errors.
-    Raises ``UnknownEndpoint`` for an ``endpoints`` id the catalog does not have."""
+    ``validate`` makes), then the AsyncAPI document and its text in ``fmt``; no document when
+    there are errors. Raises ``UnknownEndpoint`` for an ``endpoints`` id the catalog does not
+    have; any other failure is an XRG90x diagnostic."""
     from .. import api
     from ..payload_checks import check_payloads
 
@@ -76,20 +80,27 @@ def export(
     diags = _relevant(analysis.diagnostics)
     if diags.has_errors or analysis.catalog is None or analysis.resolved is None:
         return Export(None, diags.strict() if strict else diags, analysis.error)
-    checked = Diagnostics()
-    check_payloads(analysis.catalog.payloads, checked)
-    diags.extend(_relevant(checked))
-    if strict:
-        diags = diags.strict()
-    if diags.has_errors:
-        return Export(None, diags)
+    check_endpoints(analysis.catalog, endpoints)
     try:
+        checked = Diagnostics()
+        check_payloads(analysis.catalog.payloads, checked)
+        diags.extend(_relevant(checked))
+        if strict:
+            diags = diags.strict()
+        if diags.has_errors:
+            return Export(None, diags)
         doc = document(analysis.catalog, analysis.resolved, endpoints)
-    except UnknownEndpoint:
-        raise
+        return Export(doc, diags, text=dump(doc, fmt))
     except Exception as exc:  # noqa: BLE001 - every failure is a diagnostic
         return Export(None, api.internal_error(exc, "export", sources, diags), exc)
-    return Export(doc, diags)
+
+
+def check_endpoints(catalog: ir.Catalog, endpoint_ids: Sequence[str]) -> None:
+    """``UnknownEndpoint`` for the first id the catalog has no endpoint of."""
+    known = [e.id for e in catalog.endpoints]
+    for name in endpoint_ids:
+        if name not in known:
+            raise UnknownEndpoint(unknown_endpoint_message(name, known))
 
 
 #: diagnostics about the generated Python package only: Python names taken (XRG301), patterns
@@ -124,8 +135,6 @@ class _Channel:
     address: str | None
     owner: str
     servers: list[str] = field(default_factory=list)
-    #: wire forms in order: (group id, message id, protocol, mode)
-    forms: list[tuple[str, str, str | None, str]] = field(default_factory=list)
     key: str = ""
 
 
@@ -331,10 +340,7 @@ def document(
     catalog: ir.Catalog, resolved: Resolved, endpoint_ids: Sequence[str] = ()
 ) -> dict[str, Any]:
     """The AsyncAPI 3.0 document of ``catalog`` (see the module docstring)."""
-    known = [e.id for e in catalog.endpoints]
-    for name in endpoint_ids:
-        if name not in known:
-            raise UnknownEndpoint(unknown_endpoint_message(name, known))
+    check_endpoints(catalog, endpoint_ids)
     b = _Builder(catalog, resolved)
     selected = [e for e in catalog.endpoints if not endpoint_ids or e.id in endpoint_ids]
     for ep in selected:

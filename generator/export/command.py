@@ -66,16 +66,18 @@ def run(args: argparse.Namespace, catalogs: list[str], strict: bool, limits: Lim
     if cached is not None and _DOCUMENT in cached[0]:
         text, diags = cached[0][_DOCUMENT], cached[1]
     else:
-        from .asyncapi import UnknownEndpoint, dump, export
+        from .asyncapi import UnknownEndpoint, export
 
         try:
-            result = export(catalogs, strict=strict, limits=limits, endpoints=args.endpoint)
+            result = export(
+                catalogs, strict=strict, limits=limits, endpoints=args.endpoint, fmt=fmt
+            )
         except UnknownEndpoint as e:
             return Outcome(2, problem=str(e))
         diags = result.diagnostics
         if result.document is None:
             return Outcome(None, diags, error=result.error)
-        text = dump(result.document, fmt)
+        text = result.text
         runcache.save_run(root, key, {_DOCUMENT: text}, diags)
     if output is None or output == "-":
         return Outcome(0, diags, text=text)
