@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import ir
+from ..build import is_json_content_type
 from ..resolve import ResolvedMessage, ResolvedSchema
 from . import asyncapi_protocols as protocols
 from .asyncapi_payloads import Payloads
@@ -156,8 +157,6 @@ def _data(
 
 
 def _json(content_type: str | None) -> bool:
-    from ..build import is_json_content_type
-
     return is_json_content_type(content_type)
 
 
@@ -229,7 +228,7 @@ def _record(
     ):
         if key in data:
             rec[key] = data[key]
-    if protocol is not None and protocol != data.get("protocol"):
+    if protocol is not None and protocol != message.protocol:
         rec["carriedby"] = protocol
     rec["mode"] = mode
     return rec
