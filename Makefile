@@ -26,7 +26,14 @@ $(VENV)/.installed: $(VENV)/.base
 	$(PIP) install -q -e ".[test,spark,adapters]"
 	touch $@
 
-setup: $(VENV)/.installed
+# the official AsyncAPI parser (npm) that tests/asyncapi checks exported documents with;
+# node_modules/.package-lock.json is npm's own record of the install
+ASYNCAPI_NODE := tests/asyncapi/node
+$(ASYNCAPI_NODE)/node_modules/.package-lock.json: $(ASYNCAPI_NODE)/package-lock.json
+	npm ci --prefix $(ASYNCAPI_NODE) --ignore-scripts --no-audit --no-fund --loglevel=error
+	touch $@
+
+setup: $(VENV)/.installed $(ASYNCAPI_NODE)/node_modules/.package-lock.json
 
 services:
 	bash scripts/services.sh

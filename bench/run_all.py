@@ -21,6 +21,7 @@ SCRIPTS = [
     "bench_spark.py",
     "spark_ablation.py",
     "bench_diff.py",
+    "bench_export.py",
     "bench_formats.py",
     "bench_otel.py",
 ]

@@ -179,6 +179,18 @@ def _parser() -> argparse.ArgumentParser:
     from .diff.command import add_parser as add_diff
 
     add_diff(sub)
+    e = sub.add_parser(
+        "export",
+        help="describe the catalog in another format (asyncapi: an AsyncAPI 3.0 document)",
+        description="Write the catalog as a document of another format: asyncapi, an "
+        "AsyncAPI 3.0 document (docs/asyncapi.md). Exit 0 success, 1 catalog errors, 2 usage "
+        "or I/O errors; nothing is written when there are errors.",
+    )
+    e.add_argument("target", choices=("asyncapi",), help="the format: asyncapi")
+    common(e)
+    from .export.command import add_arguments as add_export
+
+    add_export(e)
     return p
 
 
@@ -264,7 +276,12 @@ def _quiet_when_reader_leaves(run: Callable[_P, int]) -> Callable[_P, int]:
 
 @_quiet_when_reader_leaves
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra and (args.command != "export" or any(a.startswith("-") for a in extra)):
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    if extra:  # export FORMAT -o FILE CATALOG...: catalogs after the options are catalogs too
+        args.catalogs += extra
     if args.command == "diff":
         return _diff(args)
     from . import config
@@ -289,6 +306,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _generate(args, settings, catalogs, strict)
         if args.command == "validate":
             return _validate(args, settings, catalogs, strict)
+        if args.command == "export":
+            return _export(args, settings, catalogs, strict)
         from . import api
 
         analysis = api.analyze(catalogs, strict, _limits(settings))
@@ -415,6 +434,21 @@ def _validate(
     _print_diagnostics(result.diagnostics)
     _print_traceback(args, result.error)
     return _exit_code(result.diagnostics)
+
+
+def _export(
+    args: argparse.Namespace, settings: config.Settings, catalogs: list[str], strict: bool
+) -> int:
+    from .export.command import run
+
+    outcome = run(args, catalogs, strict, _limits(settings))
+    _print_diagnostics(outcome.diagnostics)
+    _print_traceback(args, outcome.error)
+    if outcome.problem is not None:
+        print(f"xrgen: error: {one_line(outcome.problem)}", file=sys.stderr)
+    if outcome.text is not None:
+        sys.stdout.write(outcome.text)
+    return outcome.code if outcome.code is not None else _exit_code(outcome.diagnostics)
 
 
 def _progress() -> Progress | None:

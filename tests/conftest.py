@@ -34,8 +34,9 @@ collect_ignore = [] if os.environ.get("XRGEN_WHEEL_TEST") else ["wheels"]
 #: folders whose tests share an expensive session resource: under pytest-xdist with
 #: ``--dist loadgroup`` (``make test``) each folder's tests run on one worker, so the resource
 #: starts once per run: tests/spark the local SparkSession (and the standalone cluster),
-#: tests/brokers the private Kafka (Tansu) and Pulsar brokers (tests/brokers/conftest.py)
-SESSION_GROUPS = ("tests/spark/", "tests/brokers/")
+#: tests/brokers the private Kafka (Tansu) and Pulsar brokers (tests/brokers/conftest.py),
+#: tests/asyncapi the exported documents read back by the AsyncAPI parser (node)
+SESSION_GROUPS = ("tests/spark/", "tests/brokers/", "tests/asyncapi/")
 
 
 def _unit(nodeid: str) -> str:

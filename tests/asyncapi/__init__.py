@@ -1,0 +1,1 @@
+"""AsyncAPI exports read back by the official AsyncAPI parser (tests/asyncapi/node)."""
