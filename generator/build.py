@@ -216,6 +216,8 @@ def _schema_name(sch: ResolvedSchema) -> str | None:
         return formats.protobuf.root_message(s)
     if sch.family == "xsd":
         return formats.xsd.root_name(s)
+    if sch.family == formats.jsonstructure.NAME:
+        return formats.jsonstructure.root_name(s)
     if not isinstance(s, dict):
         return None
     for key in ("title", "name") if sch.family == "json" else ("name",):
