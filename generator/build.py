@@ -63,7 +63,7 @@ MODULE_NAMES = frozenset(
         "functools", "json", "DataFrame", "DataType", "StructType", "LANDING_SCHEMAS",
         "Outputs", "SparkDecoder", "parse_type", "_type", "_struct", "SCHEMAS",
         "EVENT_SCHEMAS", "AVRO_SCHEMAS", "PROTO_DESCRIPTORS", "PAYLOAD_CHECKS", "decoder",
-        "_decoder", "Iterable",
+        "_decoder", "Iterable", "STRUCTURE_READS", "_read",
         *(landing.function for landing in protocols.SPARK_LANDINGS),
     }
 )  # fmt: skip

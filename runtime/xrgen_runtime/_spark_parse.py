@@ -29,6 +29,7 @@ from ._spark_columns import (
 from ._spark_payloads import PayloadSpec, decode_array, decode_batches
 from ._spark_plan import _BINARY_FORMATS, _Plan
 from ._spark_sql import Expr as X
+from ._spark_structure import convert
 from ._spark_targets import _CORE_KINDS, _REQUIRED, _TYPED_KINDS, _Target
 
 _SINGLE_OBJECT = b"\xc3\x01"
@@ -92,6 +93,14 @@ class _Parse(_Plan):
         return self.groups[self._group_key(t)], self._typed_variant(t)
 
     def _build_payload(self, t: _Target) -> tuple[X, X]:
+        value, bad = self._parsed_payload(t)
+        if t.read is None:
+            return value, bad
+        # a JSON Structure payload: from the wire type to the payload type
+        typed, invalid = convert(value, t.read[1], t.read[0])
+        return typed, bad | invalid
+
+    def _parsed_payload(self, t: _Target) -> tuple[X, X]:
         parsed = S.col(self.groups[self._group_key(t)])
         j = self._typed_variant(t)
         if not j or self._env_column(j) is None:
@@ -183,7 +192,7 @@ class _Parse(_Plan):
             if kind == "bytes":
                 value = self._data_bytes()
             else:
-                value = _parse_wrapped(S.col("_xr_txt"), sample.dtype)
+                value = _parse_wrapped(S.col("_xr_txt"), sample.parse_dtype)
             cols.append((name, S.when(when, value).alias(name)))
         return cols
 

@@ -17,7 +17,12 @@ import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from pyspark.sql.types import DataType, StructField, StructType
+from pyspark.sql.types import (
+    DataType,
+    StructField,
+    StructType,
+    _parse_datatype_json_value,
+)
 
 from . import _spark_sql as S
 from ._definitions import MessageDef
@@ -50,6 +55,7 @@ class _Plan:
         registry: Any = None,
         spark: Any = None,
         payload_checks: Mapping[str, Sequence[PayloadCheck]] | None = None,
+        structure_reads: Mapping[str, tuple[Any, Any]] | None = None,
     ) -> None:
         if binding not in _WIRES:
             raise ValueError(
@@ -67,6 +73,10 @@ class _Plan:
             _Target(i, d, schemas.get(d.id), self.wire) for i, d in enumerate(defs)
         ]
         self.targets = [t for t in self.targets if t.applies]
+        for t in self.targets:
+            read = (structure_reads or {}).get(t.defn.id)
+            if read is not None and t.dtype is not None:
+                t.read = (_parse_datatype_json_value(read[0]), read[1])
         #: target index -> how its Avro / Protobuf payload is decoded
         self.specs: dict[int, PayloadSpec] = {}
         for t in self.targets if payloads != "off" else ():
@@ -286,6 +296,8 @@ class _Plan:
         spec = self.specs.get(t.index)
         if spec is not None:
             return (spec.format, t.dtype.json() + "\0" + _spec_key(spec))
+        if t.read is not None:
+            return ("json", t.read[0].json() + "\0" + json.dumps(t.read[1]))
         return ("json", t.dtype.json())
 
     def _memo(self, key: tuple[Any, ...], build: Callable[[], M]) -> M:
@@ -331,8 +343,8 @@ class _Plan:
     def _group_type(self, name: str) -> DataType:
         """The payload type of parse group ``name``."""
         for t in self.targets:
-            if self.groups[self._group_key(t)] == name and t.dtype is not None:
-                return t.dtype
+            if self.groups[self._group_key(t)] == name and t.parse_dtype is not None:
+                return t.parse_dtype
         raise KeyError(name)
 
     def _attr(self, name: str) -> X:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from pyspark.sql.types import DataType
 
@@ -112,6 +113,9 @@ class _Target:
         self.index = index
         self.defn = defn
         self.dtype = dtype
+        #: a JSON Structure payload: (wire type ``from_json`` parses, conversion tree to
+        #: ``dtype``: ``_spark_structure``)
+        self.read: tuple[DataType, Any] | None = None
         self.ce = defn.envelope is not None
         #: the CloudEvents ``type`` when it is a literal: not absent, not a template
         self.literal_type = (
@@ -154,6 +158,12 @@ class _Target:
             -exact,
             index,
         )
+
+    @property
+    def parse_dtype(self) -> DataType | None:
+        """The type ``from_json`` parses the payload with (the wire type of a JSON
+        Structure payload, else the payload type)."""
+        return self.read[0] if self.read is not None else self.dtype
 
     def _compile_attr(
         self, name: str, kind: str, required: bool, value: object

@@ -78,6 +78,19 @@ def spark_type(schema: Any) -> SparkType:
         return "string"  # the model is permissive (XRG326): the payload's JSON text
 
 
+def spark_read(schema: Any) -> tuple[SparkType, Any] | None:
+    """``(wire type, conversion tree)`` the Spark decoder reads instances of ``schema`` with
+    (``spark`` module), or ``None`` when ``from_json`` reads them as ``spark_type`` gives.
+    """
+    from .spark import StructureMapper
+
+    try:
+        _, wire, conversion = StructureMapper(schema).read()
+    except (StructureError, RecursionError):
+        return None
+    return (wire, conversion) if conversion is not None else None
+
+
 def type_pointer(schema: Any, name: str) -> str | None:
     """The pointer (without ``#/``) of the declaration ``<schema>:name`` names: ``name`` as
     a pointer into the document, else ``definitions/<name>``, else a declaration of that
@@ -161,6 +174,7 @@ __all__ = [
     "render_models",
     "root_name",
     "rooted",
+    "spark_read",
     "spark_type",
     "type_pointer",
 ]

@@ -100,7 +100,11 @@ class StructureMapper:
         """``(type, wire type, conversion)`` of the root type (conversion ``None``: the
         wire type is the type and every parsed value is valid)."""
         ptr, node = root(self.document)
-        return self.map(node, ptr)
+        self.active.append(ptr)
+        try:
+            return self.map(node, ptr)
+        finally:
+            self.active.pop()
 
     def map(self, node: Any, ptr: str) -> tuple[SparkType, SparkType, Any]:
         if not isinstance(node, dict):
