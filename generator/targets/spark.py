@@ -72,7 +72,7 @@ def plan(
                 ),
                 "proto": descriptors.get(key) if key else None,
                 "checks": checks.get(m.id),
-                "structure_read": _json(reads[key]) if reads.get(key) else None,
+                "structure_read": _json(reads[key]) if key and reads.get(key) else None,
             }
         )
     context = {
