@@ -52,7 +52,7 @@ _FMT = "xrgen_runtime.formats"
 #: primitive -> (module, name) of its model type (None: a builtin)
 _PRIMITIVE_TYPES: dict[str, tuple[str | None, str]] = {
     "string": (None, "str"),
-    "uri": (None, "str"),
+    "uri": (_RT, "UriText"),
     "number": (None, "float"),
     "double": (None, "float"),
     "float8": (None, "float"),
@@ -71,7 +71,7 @@ _PRIMITIVE_TYPES: dict[str, tuple[str | None, str]] = {
     "int128": (_RT, "Int128Text"),
     "uint128": (_RT, "UInt128Text"),
     "date": ("datetime", "date"),
-    "time": ("datetime", "time"),
+    "time": (_RT, "TimeText"),
     "datetime": (_RT, "DateTimeText"),
     "duration": (_RT, "DurationText"),
     "uuid": ("uuid", "UUID"),
@@ -109,7 +109,7 @@ RESERVED = ALWAYS_RESERVED | frozenset(
         "ClassVar", "Literal", "NamedTuple", "TaggedChoice", "ChoiceVariant", "RequiredSets",
         "Int8", "UInt8", "Int16", "UInt16", "Int64Text", "UInt64Text", "Int128Text",
         "UInt128Text", "DecimalText", "BinaryText", "DateTimeText", "DurationText",
-        "JsonPointer", "UniqueItems",
+        "JsonPointer", "UniqueItems", "TimeText", "UriText",
     }
 )  # fmt: skip
 _BASEMODEL_ATTRS = frozenset(

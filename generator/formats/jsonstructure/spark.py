@@ -44,7 +44,7 @@ _UUID_RE = (
 )
 _INT_RE = "^-?(0|[1-9][0-9]*)$"
 _UINT_RE = "^(0|[1-9][0-9]*)$"
-_POINTER_RE = "^(/([^~/]|~[01])*)*$"
+_POINTER_RE = "^#?(/([^~/]|~[01])*)*$"
 _PRIMITIVES: dict[str, tuple[SparkType, SparkType, dict[str, Any] | None]] = {
     "string": (STRING, STRING, None),
     "uri": (STRING, STRING, None),

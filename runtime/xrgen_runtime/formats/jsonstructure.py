@@ -28,7 +28,7 @@ import binascii
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, time, timedelta, timezone
 from decimal import Decimal
 from typing import Annotated, Any, ClassVar
 
@@ -40,6 +40,7 @@ from pydantic import (
     GetJsonSchemaHandler,
     TypeAdapter,
     ValidationError,
+    WithJsonSchema,
     model_validator,
 )
 from pydantic.json_schema import JsonSchemaValue
@@ -58,11 +59,13 @@ __all__ = [
     "JsonPointer",
     "RequiredSets",
     "TaggedChoice",
+    "TimeText",
     "UInt128Text",
     "UInt16",
     "UInt64Text",
     "UInt8",
     "UniqueItems",
+    "UriText",
 ]
 
 #: JSON numbers of the small integer types (``int32``/``uint32`` are ``xrgen_runtime.formats``')
@@ -73,8 +76,8 @@ UInt16 = Annotated[int, Field(ge=0, le=2**16 - 1)]
 
 _INT_TEXT = re.compile(r"-?(?:0|[1-9][0-9]*)\Z")
 _DECIMAL_TEXT = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?\Z")
-#: RFC 6901: empty, or ``/`` tokens with ``~`` only as ``~0`` / ``~1``
-_POINTER = r"^(/([^~/]|~[01])*)*$"
+#: RFC 6901 (also in its URI fragment form, ``#/a/b``): ``/`` tokens, ``~`` only as ``~0``/``~1``
+_POINTER = r"^#?(/([^~/]|~[01])*)*$"
 
 
 def _text_in_json(kind: str, info: core_schema.ValidationInfo, value: Any) -> None:
@@ -311,6 +314,15 @@ DateTimeText = Annotated[datetime, _DateTimeText()]
 DurationText = Annotated[timedelta, _DurationText()]
 #: a JSON Pointer (RFC 6901)
 JsonPointer = Annotated[str, Field(pattern=_POINTER)]
+#: a time of day (``time``; examples are synthesized without offset, as ``HH:MM:SS``)
+TimeText = Annotated[
+    time,
+    WithJsonSchema(
+        {"type": "string", "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$"}
+    ),
+]
+#: a URI reference (``str``; examples are synthesized as absolute URIs)
+UriText = Annotated[str, WithJsonSchema({"type": "string", "format": "uri"})]
 
 
 class _UniqueItems:
