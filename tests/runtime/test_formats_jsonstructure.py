@@ -184,8 +184,8 @@ def test_every_binding_round_trips_in_both_modes(shop: ModuleType, message_id: s
         for mode in ("binary", "structured"):
             wire = codec.encode(event, mode=mode, **(route if bound is None else {}))
             got: list[Any] = []
-            d = shop.consumer.Dispatcher(dead_letter=lambda w, r, det: got.append((r, det)))
-            d.on(message_id)(lambda e, p: got.append(e))
+            d = shop.consumer.Dispatcher(dead_letter=lambda w, r, det, got=got: got.append((r, det)))
+            d.on(message_id)(lambda e, p, got=got: got.append(e))
             d.dispatch(wire)
             assert len(got) == 1 and not isinstance(got[0], tuple), (name, mode, got)
             assert got[0].data == event.data, (name, mode)

@@ -137,8 +137,8 @@ def test_invalid_instances_are_dead_lettered_like_the_dispatcher(spark: Any, sho
         body = {**json.loads(base.value), **patch}
         wire = type(base)(base.topic, base.key, json.dumps(body).encode(), base.headers, base.partition)
         dead: list[str] = []
-        d = shop.consumer.Dispatcher(dead_letter=lambda w, r, det: dead.append(r))
-        d.on(ORDER_ID)(lambda e, p: pytest.fail(f"{patch} reached the handler"))
+        d = shop.consumer.Dispatcher(dead_letter=lambda w, r, det, dead=dead: dead.append(r))
+        d.on(ORDER_ID)(lambda e, p: pytest.fail("an invalid instance reached the handler"))
         d.dispatch(wire)
         assert dead == ["validation-error"], patch
         rows.append(_row(wire, i))
