@@ -118,7 +118,7 @@ _BASEMODEL_ATTRS = frozenset(
 _FIELD_RESERVED = (
     _BASEMODEL_ATTRS
     | RESERVED
-    | {"model_config", "xrgen_selector", "xrgen_required_sets"}
+    | {"model_config", "xrgen_selector", "xrgen_required_sets", "mro"}
 )
 _TUPLE_RESERVED = frozenset({"count", "index"}) | RESERVED
 
