@@ -21,6 +21,7 @@ SCRIPTS = [
     "spark_ablation.py",
     "bench_diff.py",
     "bench_formats.py",
+    "bench_jsonstructure.py",
     "bench_otel.py",
 ]
 for script in SCRIPTS:
