@@ -198,3 +198,45 @@ def test_generation_is_deterministic(tmp_path: Path) -> None:
     first = api.generate([str(catalog)], "shop")
     second = api.generate([str(catalog)], "shop")
     assert first.files == second.files
+
+
+#: the specification's examples (JSON Structure Core draft-04: 3.2.3.1, 3.2.3.5, 3.2.3.7.1)
+SPEC_EXAMPLES = [
+    (
+        {"name": "Person", "type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "int32"}},
+         "required": ["name"], "additionalProperties": False},
+        [{"name": "Ann", "age": 30}, {"name": "Bo"}],
+        [{"age": 3}, {"name": "x", "age": 2**31}, {"name": "x", "extra": 1}],
+    ),
+    (
+        {"type": "tuple", "name": "Person", "properties": {"name": {"type": "string"}, "age": {"type": "int32"}},
+         "tuple": ["name", "age"]},
+        [["Alice", 42]],
+        [["Alice"], [42, "Alice"], {"name": "Alice", "age": 42}],
+    ),
+    (
+        {"type": "choice", "name": "MyChoice", "choices": {"string": {"type": "string"}, "int32": {"type": "int32"}}},
+        [{"string": "Hello, world!"}, {"int32": 42}],
+        [{"string": 42}, {"string": "a", "int32": 1}, {}],
+    ),
+]
+
+
+@pytest.mark.parametrize(("schema", "valid", "invalid"), SPEC_EXAMPLES)
+def test_the_specifications_examples(tmp_path: Path, schema: Any, valid: Any, invalid: Any) -> None:
+    from json_structure import InstanceValidator
+
+    document = {"$schema": META, "$id": "https://example.com/spec", **schema}
+    package = "spec_" + schema["type"]
+    result = _generate(tmp_path, _doc(document, dataschemaformat="JsonStructure/draft-04", dataschema=document), package)
+    assert result.ok, [str(d) for d in result.diagnostics]
+    pkg = _import(tmp_path, result, package)
+    (info,) = pkg.MESSAGES.values()
+    for instance in valid:
+        value = info.model.model_validate_json(json.dumps(instance), strict=True)
+        assert json.loads(value.model_dump_json(by_alias=True, exclude_unset=True)) == instance
+        assert InstanceValidator(document).validate_instance(instance) == []
+    for instance in invalid:
+        with pytest.raises(ValueError):
+            info.model.model_validate_json(json.dumps(instance), strict=True)
+        assert InstanceValidator(document).validate_instance(instance), instance

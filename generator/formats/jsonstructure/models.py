@@ -109,7 +109,7 @@ RESERVED = ALWAYS_RESERVED | frozenset(
         "ClassVar", "Literal", "NamedTuple", "TaggedChoice", "ChoiceVariant", "RequiredSets",
         "Int8", "UInt8", "Int16", "UInt16", "Int64Text", "UInt64Text", "Int128Text",
         "UInt128Text", "DecimalText", "BinaryText", "DateTimeText", "DurationText",
-        "JsonPointer", "UniqueItems", "TimeText", "UriText",
+        "JsonPointer", "UniqueItems", "TimeText", "UriText", "TupleArray",
     }
 )  # fmt: skip
 _BASEMODEL_ATTRS = frozenset(
@@ -205,7 +205,12 @@ class StructureModule:
                 doc.ignored.add(k)
         ptr, node = root(document)
         kind = node.get("type")
-        if kind in ("object", "choice", "tuple") and not node.get("selector"):
+        if kind == "tuple":  # a NamedTuple is no pydantic model: the payload wraps it
+            name = claim_class(
+                self.scope, p.model_name + "Tuple", p.location, self.diags
+            )
+            self._declared(doc, ptr, node, name)
+        if kind in ("object", "choice") and not node.get("selector"):
             known = self.classes.get((sig, ptr))
             if known is not None:
                 self.blocks.append(
@@ -494,8 +499,12 @@ class StructureModule:
             return self._enum(doc, ptr, node, hint)
         if tv in PRIMITIVES:
             return self._primitive(doc, tv, node)
-        if tv in ("object", "tuple"):
+        if tv == "object":
             return self._declared(doc, ptr, node).name
+        if tv == "tuple":
+            ann = self.imports.use("typing", "Annotated")
+            name = self._declared(doc, ptr, node).name
+            return f"{ann}[{name}, {self.imports.use(_RT, 'TupleArray')}]"
         if tv == "choice":
             if node.get("selector") is not None:
                 return self._inline_union(doc, ptr, node, hint)

@@ -60,6 +60,7 @@ __all__ = [
     "RequiredSets",
     "TaggedChoice",
     "TimeText",
+    "TupleArray",
     "UInt128Text",
     "UInt16",
     "UInt64Text",
@@ -352,6 +353,25 @@ class _UniqueItems:
 
 #: the annotation of a ``set``'s list: ``Annotated[list[T], UniqueItems]``
 UniqueItems = _UniqueItems()
+
+
+class _TupleArray:
+    """A ``tuple`` (a ``NamedTuple`` in the model) is a JSON array: pydantic would also read
+    a JSON object of its members."""
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        def before(value: Any, info: core_schema.ValidationInfo) -> Any:
+            if info.mode == "json" and not isinstance(value, list):
+                raise ValueError("a JSON Structure tuple is a JSON array")
+            return value
+
+        return core_schema.with_info_before_validator_function(before, handler(source))
+
+
+#: the annotation of a ``tuple``'s ``NamedTuple``: ``Annotated[Point, TupleArray]``
+TupleArray = _TupleArray()
 
 
 def _exactly_one_of(
