@@ -21,7 +21,8 @@ from typing import Any
 from ..diagnostics import pointer_escape
 from ..formats.jsonstructure.document import extends, properties, ref_of, required_sets
 from ..formats.jsonstructure.models import decimal_digits
-from .changes import BACKWARD, BOTH, FORWARD, NEITHER, Finding
+from .changes import BACKWARD, BOTH, FORWARD, Finding
+from .jsonschema import _Walker as JsonWalker
 
 #: type -> the types whose values it also accepts, in the same JSON representation
 _WIDER: dict[str, frozenset[str]] = {
@@ -63,21 +64,20 @@ def _key(v: Any) -> str:
     return json.dumps(v, sort_keys=True)
 
 
-class _Walker:
+class _Walker(JsonWalker):
+    """The JSON Schema walker's rules (enum and ``const`` values, bounds, properties and
+    ``additionalProperties``) over JSON Structure's declarations."""
+
     def __init__(self, old: Any, new: Any) -> None:
+        super().__init__(old, new)
         self.old_doc = old
         self.new_doc = new
-        self.out: list[Finding] = []
-        self.seen: set[tuple[int, int]] = set()
 
     def run(self) -> list[Finding]:
         self.walk(_root(self.old_doc), _root(self.new_doc), "", 0)
         return self.out
 
-    def add(self, code: str, path: str, text: str, breaks: frozenset[str]) -> None:
-        self.out.append(Finding(code, path, text, breaks))
-
-    def deref(self, node: Any, doc: Any, path: str) -> tuple[Any, str]:
+    def follow(self, node: Any, doc: Any, path: str) -> tuple[Any, str]:
         """The declaration a ``{"type": {"$ref": ...}}`` names (followed to its end)."""
         for _ in range(32):
             ref = ref_of(node.get("type")) if isinstance(node, dict) else None
@@ -92,9 +92,9 @@ class _Walker:
             node, path = target, ref[1:]
         return node, path
 
-    def walk(self, o: Any, n: Any, path: str, depth: int) -> None:
-        o, _ = self.deref(o, self.old_doc, path)
-        n, path = self.deref(n, self.new_doc, path)
+    def walk(self, o: Any, n: Any, path: str, depth: int = 0) -> None:
+        o, _ = self.follow(o, self.old_doc, path)
+        n, path = self.follow(n, self.new_doc, path)
         key = (id(o), id(n))
         if key in self.seen or o == n or depth > _MAX_DEPTH:
             return
@@ -108,12 +108,12 @@ class _Walker:
         if to != tn:
             self.type_change(o, n, path)
             return
-        self.values(o, n, path)
+        self.enum(o, n, path)
         self.bounds(o, n, path)
         if to == "decimal":
             self.decimal(o, n, path)
         elif to == "object":
-            self.objects(o, n, path, depth)
+            self.objects_of(o, n, path)
         elif to in ("array", "set"):
             self.walk(o.get("items"), n.get("items"), path + "/items", depth + 1)
         elif to == "map":
@@ -155,31 +155,6 @@ class _Walker:
         else:
             self.add("XRG555", where, f"union changed from {sorted(sa)} to {sorted(sb)}", BOTH)
 
-    def values(self, o: dict[str, Any], n: dict[str, Any], path: str) -> None:
-        def listed(node: dict[str, Any]) -> list[Any] | None:
-            if "const" in node:
-                return [node["const"]]
-            e = node.get("enum")
-            return list(e) if isinstance(e, list) else None
-
-        a, b = listed(o), listed(n)
-        if a is None and b is None:
-            return
-        where = path + ("/const" if "const" in n else "/enum")
-        if a is None:
-            self.add("XRG556", where, "values restricted to an enum (was any value)", BACKWARD)
-            return
-        if b is None:
-            self.add("XRG557", where, "enum restriction removed", FORWARD)
-            return
-        ka, kb = {_key(v) for v in a}, {_key(v) for v in b}
-        removed = [_key(v) for v in a if _key(v) not in kb]
-        added = [_key(v) for v in b if _key(v) not in ka]
-        if removed:
-            self.add("XRG556", where, f"enum values removed: {', '.join(removed)}", BACKWARD)
-        if added:
-            self.add("XRG557", where, f"enum values added: {', '.join(added)}", FORWARD)
-
     def bounds(self, o: dict[str, Any], n: dict[str, Any], path: str) -> None:
         for k, tighter in (
             ("maxLength", -1),
@@ -194,21 +169,8 @@ class _Walker:
             ("contentEncoding", 0),
             ("encoding", 0),
         ):
-            a, b = o.get(k), n.get(k)
-            if a == b:
-                continue
-            where = f"{path}/{k}"
-            numbers = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (a, b))
-            if a is None:
-                self.add("XRG561", where, f"{k} {b!r} added", BACKWARD)
-            elif b is None:
-                self.add("XRG562", where, f"{k} {a!r} removed", FORWARD)
-            elif tighter and numbers and (b - a) * tighter > 0:
-                self.add("XRG561", where, f"{k} tightened from {a!r} to {b!r}", BACKWARD)
-            elif tighter and numbers:
-                self.add("XRG562", where, f"{k} loosened from {a!r} to {b!r}", FORWARD)
-            else:
-                self.add("XRG561", where, f"{k} changed from {a!r} to {b!r}", BOTH)
+            if o.get(k) != n.get(k):
+                self.bound(k, o.get(k), n.get(k), tighter, f"{path}/{k}")
 
     def decimal(self, o: dict[str, Any], n: dict[str, Any], path: str) -> None:
         (pa, sa), (pb, sb) = decimal_digits(o), decimal_digits(n)
@@ -226,7 +188,7 @@ class _Walker:
     def members(self, node: dict[str, Any], doc: Any, depth: int = 0) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for ref in extends(node) if depth < 32 else []:
-            base, _ = self.deref({"type": {"$ref": ref}}, doc, "")
+            base, _ = self.follow({"type": {"$ref": ref}}, doc, "")
             if isinstance(base, dict):
                 for k, v in self.members(base, doc, depth + 1).items():
                     out.setdefault(k, v)
@@ -237,44 +199,22 @@ class _Walker:
     def required(self, node: dict[str, Any], doc: Any, depth: int = 0) -> set[str]:
         always, _ = required_sets(node)
         for ref in extends(node) if depth < 32 else []:
-            base, _ = self.deref({"type": {"$ref": ref}}, doc, "")
+            base, _ = self.follow({"type": {"$ref": ref}}, doc, "")
             if isinstance(base, dict):
                 always |= self.required(base, doc, depth + 1)
         return always
 
-    def objects(self, o: dict[str, Any], n: dict[str, Any], path: str, depth: int) -> None:
-        op, np_ = self.members(o, self.old_doc), self.members(n, self.new_doc)
-        oreq, nreq = self.required(o, self.old_doc), self.required(n, self.new_doc)
-        o_closed = o.get("additionalProperties") is False
-        n_closed = n.get("additionalProperties") is False
-        for name in sorted(nreq - oreq):
-            self.add("XRG551", path + "/required", f"property {name!r} became required", BACKWARD)
-        for name in sorted(oreq - nreq):
-            self.add("XRG552", path + "/required", f"property {name!r} no longer required", FORWARD)
-        for name in op:
-            if name not in np_:
-                where = f"{path}/properties/{pointer_escape(name)}"
-                if n_closed:
-                    text = (
-                        f"property {name!r} removed; NEW rejects it (additionalProperties: false)"
-                    )
-                    self.add("XRG550", where, text, BACKWARD)
-                else:
-                    self.add("XRG550", where, f"property {name!r} removed", NEITHER)
-        for name, schema in np_.items():
-            where = f"{path}/properties/{pointer_escape(name)}"
-            if name in op:
-                self.walk(op[name], schema, where, depth + 1)
-            elif o_closed:
-                text = f"property {name!r} added; OLD rejects it (additionalProperties: false)"
-                self.add("XRG560", where, text, FORWARD)
-            else:
-                self.add("XRG560", where, f"property {name!r} added", NEITHER)
-        where = path + "/additionalProperties"
-        if not o_closed and n_closed:
-            self.add("XRG558", where, "additionalProperties closed (false)", BACKWARD)
-        elif o_closed and not n_closed:
-            self.add("XRG559", where, "additionalProperties opened", FORWARD)
+    def flat(self, node: dict[str, Any], doc: Any) -> dict[str, Any]:
+        """An object declaration with its inherited members, in JSON Schema's keywords."""
+        closed = node.get("additionalProperties")
+        return {
+            "properties": self.members(node, doc),
+            "required": sorted(self.required(node, doc)),
+            **({"additionalProperties": closed} if closed is not None else {}),
+        }
+
+    def objects_of(self, o: dict[str, Any], n: dict[str, Any], path: str) -> None:
+        super().objects(self.flat(o, self.old_doc), self.flat(n, self.new_doc), path)
 
     def tuples(self, o: dict[str, Any], n: dict[str, Any], path: str, depth: int) -> None:
         oo, no = o.get("tuple"), n.get("tuple")
