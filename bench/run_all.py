@@ -23,6 +23,7 @@ SCRIPTS = [
     "bench_diff.py",
     "bench_export.py",
     "bench_formats.py",
+    "bench_jsonstructure.py",
     "bench_otel.py",
 ]
 for script in SCRIPTS:

@@ -64,7 +64,7 @@ MODULE_NAMES = frozenset(
         "functools", "json", "DataFrame", "DataType", "StructType", "LANDING_SCHEMAS",
         "Outputs", "SparkDecoder", "parse_type", "_type", "_struct", "SCHEMAS",
         "EVENT_SCHEMAS", "AVRO_SCHEMAS", "PROTO_DESCRIPTORS", "PAYLOAD_CHECKS", "decoder",
-        "_decoder", "Iterable",
+        "_decoder", "Iterable", "STRUCTURE_READS", "_read",
         *(landing.function for landing in protocols.SPARK_LANDINGS),
     }
 )  # fmt: skip
@@ -217,6 +217,8 @@ def _schema_name(sch: ResolvedSchema) -> str | None:
         return formats.protobuf.root_message(s)
     if sch.family == "xsd":
         return formats.xsd.root_name(s)
+    if sch.family == formats.jsonstructure.NAME:
+        return formats.jsonstructure.root_name(s)
     if not isinstance(s, dict):
         return None
     for key in ("title", "name") if sch.family == "json" else ("name",):

@@ -53,7 +53,7 @@ _NAMED_TYPE = re.compile(r"^(.*?/schemas/[^/:]+(?:/versions/[^/:]+)?):(.+)$")
 
 @dataclass(slots=True)
 class ResolvedSchema:
-    family: str  # a ``formats`` family id ("json", "avro", "protobuf", "xsd") or other name
+    family: str  # a ``formats`` family id ("json", "avro", "jsonstructure", ...) or other name
     format: str  # as spelled by the catalog
     schema: Any
     location: str
@@ -287,6 +287,11 @@ class _Resolver:
         if named:
             document, type_name = named.group(1), named.group(2)
         path = xids.tokens(document) or []
+        if len(path) > 6 and path[4] == "versions" and not fragment:
+            # rc4: "#/schemagroups/g/schemas/s/versions/1/definitions/X" goes on into the
+            # schema document (a JSON pointer after the version)
+            fragment = "/".join(t.replace("~", "~0").replace("/", "~1") for t in path[6:])
+            path = path[:6]
         ok = len(path) in (4, 6) and path[0] == "schemagroups" and path[2] == "schemas"
         if ok and len(path) == 6 and path[4] != "versions":
             ok = False
@@ -321,7 +326,16 @@ class _Resolver:
             return None
         family = schema_format_family(spelled) or _guess_family(body)
         location = ver.location + "/schema"
-        if fragment:
+        structure = family == formats.jsonstructure.NAME
+        if fragment and structure:
+            # a deep link keeps the JSON Structure document (its ``$ref``s) with a ``$root``
+            body = formats.jsonstructure.rooted(body, fragment)
+            if body is None:
+                self.d.error(
+                    "XRG210", ent.file, where, f"{attr}: the schema has no type at '#/{fragment}'"
+                )
+                return None
+        elif fragment:
             body = json_fragment(body, fragment)
             if body is None:
                 self.d.error("XRG210", ent.file, where, f"{attr}: the schema has no '#/{fragment}'")
@@ -341,6 +355,18 @@ class _Resolver:
             elif found is not None:
                 body = found
                 location += "/" + str(member)
+        if type_name and structure and not fragment:
+            member = formats.jsonstructure.type_pointer(body, type_name)
+            names_root = isinstance(body, dict) and body.get("name") == type_name
+            if member is None and not names_root:
+                self.d.warning(
+                    "XRG213",
+                    ent.file,
+                    where,
+                    f"{attr}: no type {type_name!r} in the JSON Structure; the root type is used",
+                )
+            elif member is not None:
+                body = formats.jsonstructure.rooted(body, member)
         if type_name and family == "avro":
             named = formats.avro.named_type(body, type_name)
             if named is None:
@@ -486,9 +512,9 @@ def _plain_content_type(rm: ResolvedMessage) -> None:
     data = rm.data
     if rm.schema is None or isinstance(data.get("datacontenttype"), str):
         return
-    if rm.schema.family == formats.jsonschema.NAME:
-        return
     ct = formats.content_type(rm.schema.family)
+    if formats.jsonschema.accepts(ct):
+        return
     if ct:
         data["datacontenttype"] = ct
 

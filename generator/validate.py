@@ -499,6 +499,10 @@ def _check_schema(schema: SchemaEntry, group: Data, diags: Diagnostics) -> None:
             )
 
 
+#: formats whose schema may be embedded as JSON text
+_JSON_TEXT = ("json", "avro", "jsonstructure")
+
+
 def _check_schema_document(doc: Any, fmt: Any, file: str, ptr: str, diags: Diagnostics) -> None:
     """Check an embedded schema by its format family (``formats/<family>.check``)."""
     family = schema_format_family(fmt) if isinstance(fmt, str) else None
@@ -515,7 +519,7 @@ def _check_schema_document(doc: Any, fmt: Any, file: str, ptr: str, diags: Diagn
                 + format_hint(fmt),
             )
         return
-    if isinstance(doc, str) and family in ("json", "avro") and _looks_like_json_text(doc, family):
+    if isinstance(doc, str) and family in _JSON_TEXT and _looks_like_json_text(doc, family):
         try:
             doc = parse_text(doc, yaml_syntax=False)  # within the load limits (depth, NaN, ...)
         except SourceError as e:
@@ -541,7 +545,7 @@ def _check_unlabelled(doc: Any, file: str, ptr: str, diags: Diagnostics) -> None
 
 def _looks_like_json_text(doc: str, family: str) -> bool:
     """A string ``schema`` is JSON text, except a bare Avro type name like ``"string"``."""
-    return family == "json" or doc.lstrip()[:1] in ("{", "[", '"')
+    return family != "avro" or doc.lstrip()[:1] in ("{", "[", '"')
 
 
 # ----------------------------------------------------------------------------- endpoints

@@ -1,5 +1,5 @@
 """Payload rules: schema added or removed, schema format, then the format's own rules
-(``jsonschema``, ``avro``, ``protobuf``). A payload schema added constrains what NEW consumers
+(``jsonschema``, ``avro``, ``protobuf``, ``jsonstructure``). A payload schema added constrains what NEW consumers
 accept (backward); removed, what OLD consumers accepted is no longer promised (forward); a
 format changed means another codec (both); a format version changed alone is compatible."""
 
@@ -101,6 +101,10 @@ def _schema_findings(family: str, old: Any, new: Any) -> list[Finding]:
         from .avro import compare_avro
 
         return compare_avro(old, new)
+    if family == "jsonstructure":
+        from .jsonstructure import compare_structure
+
+        return compare_structure(old, new)
     if family == "protobuf":
         from .protobuf import compare_protobuf
 

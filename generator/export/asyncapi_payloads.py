@@ -12,8 +12,12 @@ schema, referenced by every message that uses it.
   with more than one message gets a ``// @RootNode`` comment before its first top-level
   message (xrgen's payload message), which the AsyncAPI Protobuf parser reads to pick it.
 - XML Schema: ``application/xml`` with the XSD text (AsyncAPI has no XSD format name).
-- any other format (JSON Structure, ...): the catalog's format name as ``schemaFormat`` and the
-  schema as written (JSON refs rebased as above): opaque to AsyncAPI tools.
+- JSON Structure: the catalog's format name as ``schemaFormat`` and the schema with its
+  document pointers (``$ref``, ``$extends``, ``$root``, wherever they stand) rebased onto the
+  component, as AsyncAPI resolves references against the whole document: opaque to AsyncAPI
+  tools otherwise.
+- any other format: the catalog's format name as ``schemaFormat`` and the schema as written
+  (JSON refs rebased as for JSON Schema): opaque to AsyncAPI tools.
 """
 
 from __future__ import annotations
@@ -73,11 +77,20 @@ def rebase(schema: Any, base: str, root_id: str | None = None) -> Any:
                     work.append((v, copy, k, _DATA))
                 elif k == "$ref" and isinstance(v, str):
                     copy[k] = _ref(v, base, root_id)
-                elif k in ("exclusiveMinimum", "exclusiveMaximum") and isinstance(v, bool):
+                elif k in ("exclusiveMinimum", "exclusiveMaximum") and isinstance(
+                    v, bool
+                ):
                     bound = src.get("minimum" if k == "exclusiveMinimum" else "maximum")
-                    if v and isinstance(bound, int | float) and not isinstance(bound, bool):
+                    if (
+                        v
+                        and isinstance(bound, int | float)
+                        and not isinstance(bound, bool)
+                    ):
                         copy[k] = bound
-                elif k in ("minimum", "maximum") and src.get("exclusive" + k.title()) is True:
+                elif (
+                    k in ("minimum", "maximum")
+                    and src.get("exclusive" + k.title()) is True
+                ):
                     continue  # became the exclusive bound
                 else:
                     copy[k] = None
@@ -113,6 +126,40 @@ def _ref(ref: str, base: str, root_id: str | None) -> str:
     if ref == "#" or ref.startswith("#/"):
         return "#" + base + ref[1:]
     return ref
+
+
+#: JSON Structure keywords whose string value is a JSON pointer into the schema document
+_STRUCTURE_POINTERS = frozenset({"$ref", "$extends", "$root"})
+
+
+def _rebase_pointers(schema: Any, base: str) -> Any:
+    """A copy of JSON Structure document ``schema`` placed at ``base``: the document-local
+    pointers of :data:`_STRUCTURE_POINTERS` (a string, or a list of them for ``$extends``)
+    point into the copy. Iterative, like :func:`rebase`."""
+    out: list[Any] = [None]
+    work: list[tuple[Any, Any, Any]] = [(schema, out, 0)]
+    while work:
+        src, dst, key = work.pop()
+        if isinstance(src, dict):
+            copy: dict[str, Any] = {}
+            dst[key] = copy
+            for k, v in src.items():
+                if k in _STRUCTURE_POINTERS and isinstance(v, str):
+                    copy[k] = _ref(v, base, None)
+                elif k in _STRUCTURE_POINTERS and isinstance(v, list):
+                    copy[k] = [
+                        _ref(x, base, None) if isinstance(x, str) else x for x in v
+                    ]
+                else:
+                    copy[k] = None
+                    work.append((v, copy, k))
+        elif isinstance(src, list):
+            items: list[Any] = [None] * len(src)
+            dst[key] = items
+            work.extend((v, items, i) for i, v in enumerate(src))
+        else:
+            dst[key] = src
+    return out[0]
 
 
 class Payloads:
@@ -161,8 +208,14 @@ def component_name(text: str) -> str:
 
 def _component(schema: ResolvedSchema, base: str) -> Any:
     family, body = schema.family, schema.schema
-    if schema.format and schema.format.strip() and schema_format_family(schema.format) is None:
-        family = "other"  # a format xrgen does not know, read as JSON: opaque, as written
+    if (
+        schema.format
+        and schema.format.strip()
+        and schema_format_family(schema.format) is None
+    ):
+        family = (
+            "other"  # a format xrgen does not know, read as JSON: opaque, as written
+        )
     if family == "json" and isinstance(body, dict | bool):
         root_id = body.get("$id") if isinstance(body, dict) else None
         return rebase(body, base, root_id if isinstance(root_id, str) else None)
@@ -181,6 +234,11 @@ def _component(schema: ResolvedSchema, base: str) -> Any:
         return {"schemaFormat": XSD_FORMAT, "schema": body}
     if family in ("json", "avro", "protobuf", "xsd"):
         return _opaque(schema, f"it is not a {family} schema document")
+    if family == "jsonstructure" and isinstance(body, dict):
+        return {
+            "schemaFormat": schema.format,
+            "schema": _rebase_pointers(body, base + "/schema"),
+        }
     if isinstance(body, dict | list):
         body = rebase(body, base + "/schema")
     return {"schemaFormat": schema.format or family, "schema": body}

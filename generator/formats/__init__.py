@@ -1,6 +1,7 @@
 """The payload-format seam: one module per schema format, and this table.
 
-Each module (``jsonschema``, ``avro``, ``protobuf``, ``xsd``) owns, for its format:
+Each module or package (``jsonschema``, ``avro``, ``protobuf``, ``xsd``, ``jsonstructure``)
+owns, for its format:
 
 - ``NAME`` (the family id stored in ``ir.Payload.format``), ``SPELLINGS`` (format names as
   catalogs write them, lower case, before ``/version``), ``TITLE`` (for messages);
@@ -21,11 +22,13 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
-from . import avro, jsonschema, protobuf, xsd
+from . import avro, jsonschema, jsonstructure, protobuf, xsd
 
 #: family id -> module, in the order unlabelled schemas are guessed (JSON Schema last: the
 #: fallback)
-FORMATS: dict[str, ModuleType] = {m.NAME: m for m in (avro, protobuf, xsd, jsonschema)}
+FORMATS: dict[str, ModuleType] = {
+    m.NAME: m for m in (avro, protobuf, xsd, jsonstructure, jsonschema)
+}
 _BY_SPELLING = {s: m.NAME for m in FORMATS.values() for s in m.SPELLINGS}
 
 

@@ -23,10 +23,11 @@ def split_format(s: str) -> tuple[str, str]:
 
 
 def schema_format_family(s: str | None) -> str | None:
-    """The family id (``"json"``, ``"avro"``, ``"protobuf"``, ``"xsd"``: see ``formats``) of a
-    schema format string in any common spelling (``JsonSchema/draft-07``, ``JSONSchema/Draft-07``,
-    ``jsonschema``, ``AVRO/1.11``, ``Proto/3``, ``XSD/1.1``, ...); ``None`` for other formats
-    (JsonStructure, ...) or no string."""
+    """The family id (``"json"``, ``"avro"``, ``"protobuf"``, ``"xsd"``, ``"jsonstructure"``:
+    see ``formats``) of a schema format string in any common spelling (``JsonSchema/draft-07``,
+    ``JSONSchema/Draft-07``, ``jsonschema``, ``AVRO/1.11``, ``Proto/3``, ``XSD/1.1``,
+    ``JsonStructure/draft-04``, ``JSONStructure/draft-02``, ...); ``None`` for other formats or
+    no string."""
     if not isinstance(s, str) or not s.strip():
         return None
     name, _ = split_format(s)

@@ -51,6 +51,11 @@ def plan(
         payload_types[p.key] = dtype
         payloads.append({"var": p.spark_var, "json": _json(dtype), "bytes": None})
     checks = _payload_checks(catalog)
+    reads = {
+        p.key: formats.jsonstructure.spark_read(p.schema)
+        for p in catalog.payloads
+        if p.format == formats.jsonstructure.NAME
+    }
     messages = []
     for m in catalog.messages():
         key = m.payload.key if m.payload else None
@@ -67,6 +72,7 @@ def plan(
                 ),
                 "proto": descriptors.get(key) if key else None,
                 "checks": checks.get(m.id),
+                "structure_read": _json(reads[key]) if key and reads.get(key) else None,
             }
         )
     context = {
@@ -89,6 +95,7 @@ def plan(
                     "PAYLOAD_CHECKS",
                     "PROTO_DESCRIPTORS",
                     "SCHEMAS",
+                    "STRUCTURE_READS",
                     "decoder",
                 )
                 + tuple(b.function for b in protocols.SPARK_LANDINGS)

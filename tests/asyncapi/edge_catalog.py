@@ -36,7 +36,12 @@ _DRAFT04 = {
     "$schema": "http://json-schema.org/draft-04/schema#",
     "type": "object",
     "properties": {
-        "ratio": {"type": "number", "minimum": 0, "exclusiveMinimum": True, "maximum": 1},
+        "ratio": {
+            "type": "number",
+            "minimum": 0,
+            "exclusiveMinimum": True,
+            "maximum": 1,
+        },
         "count": {"type": "integer", "maximum": 10, "exclusiveMaximum": False},
         # data, not a schema: left alone
         "kind": {"default": {"exclusiveMinimum": True, "minimum": 3}},
@@ -61,6 +66,7 @@ _TREE = {
 }
 _STRUCTURE = {
     "$schema": "https://json-structure.org/meta/core/v0/#",
+    "$id": "https://example.com/schemas/gauge",
     "name": "Gauge",
     "type": "object",
     "properties": {"value": {"type": "double"}},
@@ -85,7 +91,10 @@ CATALOG: dict[str, Any] = {
                 "edge.Order": _ce(
                     "edge.Order",
                     protocol="KAFKA",
-                    protocoloptions={"topic": "orders.{tenant.id}", "key": "{order id}"},
+                    protocoloptions={
+                        "topic": "orders.{tenant.id}",
+                        "key": "{order id}",
+                    },
                     dataschemaformat="JsonSchema/2020-12",
                     dataschema=_DEFS,
                 ),
@@ -103,10 +112,14 @@ CATALOG: dict[str, Any] = {
             "description": "Protocol-free messages: every endpoint's protocol carries them.",
             "messages": {
                 "edge.Same": _ce(
-                    "edge.Same", dataschemaformat="JsonSchema/draft-07", dataschema=_TREE
+                    "edge.Same",
+                    dataschemaformat="JsonSchema/draft-07",
+                    dataschema=_TREE,
                 ),
                 "edge.Gauge": _ce(
-                    "edge.Gauge", dataschemaformat="JSONStructure/draft-02", dataschema=_STRUCTURE
+                    "edge.Gauge",
+                    dataschemaformat="JSONStructure/draft-02",
+                    dataschema=_STRUCTURE,
                 ),
                 "edge.Proto": _ce(
                     "edge.Proto",
@@ -127,7 +140,11 @@ CATALOG: dict[str, Any] = {
                 "edge.Legacy": _ce(
                     "edge.Legacy",
                     protocol="MQTT/3.1.1",
-                    protocoloptions={"topic_name": "legacy/{x y}/state", "qos": 2, "retain": True},
+                    protocoloptions={
+                        "topic_name": "legacy/{x y}/state",
+                        "qos": 2,
+                        "retain": True,
+                    },
                 ),
             },
         },
@@ -137,7 +154,10 @@ CATALOG: dict[str, Any] = {
                 "edge.Job": _ce(
                     "edge.Job",
                     protocol="AMQP/1.0",
-                    protocoloptions={"node": "jobs", "application_properties": {"origin": "edge"}},
+                    protocoloptions={
+                        "node": "jobs",
+                        "application_properties": {"origin": "edge"},
+                    },
                 ),
             },
         },
@@ -157,7 +177,9 @@ CATALOG: dict[str, Any] = {
             "usage": ["producer"],
             "protocol": "KAFKA",
             "protocoloptions": {
-                "endpoints": [{"bootstrap.servers": ["SASL_SSL://{host}:9093", "backup:9093"]}],
+                "endpoints": [
+                    {"bootstrap.servers": ["SASL_SSL://{host}:9093", "backup:9093"]}
+                ],
                 "topic": "orders.{tenant.id}",
                 "authorization": [
                     {"type": "SASL", "mechanism": "SCRAM-SHA-512"},
@@ -185,11 +207,18 @@ CATALOG: dict[str, Any] = {
             "usage": ["producer"],
             "protocol": "HTTP",
             "envelope": _CE,
-            "envelopeoptions": {"mode": "structured", "format": "application/cloudevents+json"},
+            "envelopeoptions": {
+                "mode": "structured",
+                "format": "application/cloudevents+json",
+            },
             "protocoloptions": {
                 "endpoints": [{"uri": "https://{host}/hooks/{tenant}?v=1"}],
                 "method": "PUT",
-                "authorization": [{"type": "Plain"}, {"type": "OAuth2"}, {"type": "APIKey"}],
+                "authorization": [
+                    {"type": "Plain"},
+                    {"type": "OAuth2"},
+                    {"type": "APIKey"},
+                ],
                 "apikeyname": "X-Key",
                 "apikeyin": "query",
             },

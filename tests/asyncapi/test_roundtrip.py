@@ -4,6 +4,7 @@ is what the catalog declares (the pipeline's resolved catalog)."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Any
 
@@ -22,7 +23,11 @@ def deref(node: Any, root: Any, seen: tuple[str, ...] = ()) -> Any:
     if isinstance(node, dict):
         ref = node.get("$ref")
         base = root.get("$id") if isinstance(root, dict) else None
-        if isinstance(ref, str) and isinstance(base, str) and ref.startswith(base + "#"):
+        if (
+            isinstance(ref, str)
+            and isinstance(base, str)
+            and ref.startswith(base + "#")
+        ):
             ref = ref[len(base) :]
         if isinstance(ref, str) and (ref == "#" or ref.startswith("#/")):
             if ref in seen:
@@ -30,10 +35,16 @@ def deref(node: Any, root: Any, seen: tuple[str, ...] = ()) -> Any:
             target: Any = root
             for token in ref[2:].split("/") if ref != "#" else []:
                 token = token.replace("~1", "/").replace("~0", "~")
-                target = target[int(token)] if isinstance(target, list) else target[token]
+                target = (
+                    target[int(token)] if isinstance(target, list) else target[token]
+                )
             rest = {k: v for k, v in node.items() if k != "$ref"}
             out = deref(target, root, (*seen, ref))
-            return {**out, **deref(rest, root, seen)} if rest and isinstance(out, dict) else out
+            return (
+                {**out, **deref(rest, root, seen)}
+                if rest and isinstance(out, dict)
+                else out
+            )
         return {k: deref(v, root, seen) for k, v in node.items()}
     if isinstance(node, list):
         return [deref(v, root, seen) for v in node]
@@ -66,7 +77,9 @@ def _messages(exported: Exported) -> list[ir.Message]:
 
 def _resolved(exported: Exported) -> dict[tuple[str, str], Any]:
     assert exported.analysis.resolved is not None
-    return {(g.id, m.id): m for g in exported.analysis.resolved.groups for m in g.messages}
+    return {
+        (g.id, m.id): m for g in exported.analysis.resolved.groups for m in g.messages
+    }
 
 
 def _own_address(m: ir.Message) -> str | None:
@@ -91,7 +104,9 @@ def _check_operations(e: Exported) -> None:
     by_endpoint: dict[str | None, list[str]] = {}
     for op_id in ops:
         record = raw_ops[op_id].get("x-xregistry-endpoint")
-        by_endpoint.setdefault(record["endpointid"] if record else None, []).append(op_id)
+        by_endpoint.setdefault(record["endpointid"] if record else None, []).append(
+            op_id
+        )
     groups = {g.id: g for g in catalog.groups}
     carried: set[tuple[str, str]] = set()
     for ep in catalog.endpoints:
@@ -107,7 +122,8 @@ def _check_operations(e: Exported) -> None:
             m
             for gid in ep.group_ids
             for m in groups[gid].messages
-            if m.id in ep.message_ids and (m.protocol is None or ep.protocol in (None, m.protocol))
+            if m.id in ep.message_ids
+            and (m.protocol is None or ep.protocol in (None, m.protocol))
         ]
         names = Counter(n for o in mine for n in ops[o]["messages"])
         assert names == Counter(m.id for m in reach), (e.name, ep.id, names)
@@ -134,7 +150,11 @@ def _check_operations(e: Exported) -> None:
                 assert address == listen, (e.name, ep.id, address)
             for name in ops[o]["messages"]:
                 own = _own_address(messages[name])
-                if action == "send" and own is not None and messages[name].protocol == ep.protocol:
+                if (
+                    action == "send"
+                    and own is not None
+                    and messages[name].protocol == ep.protocol
+                ):
                     assert address is not None and address.endswith(own), (
                         e.name,
                         ep.id,
@@ -142,7 +162,9 @@ def _check_operations(e: Exported) -> None:
                         address,
                     )
         servers = [
-            s for s in e.document.get("servers", {}).values() if s["x-xregistry-endpoint"] == ep.id
+            s
+            for s in e.document.get("servers", {}).values()
+            if s["x-xregistry-endpoint"] == ep.id
         ]
         assert len(servers) == len(ep.uris), (e.name, ep.id)
         for server, uri in zip(servers, ep.uris, strict=True):
@@ -151,7 +173,9 @@ def _check_operations(e: Exported) -> None:
     rest = [m for m in catalog.messages() if (m.group_id, m.id) not in carried]
     free = by_endpoint.pop(None, [])
     assert not by_endpoint, f"{e.name}: operations of unknown endpoints {by_endpoint}"
-    assert Counter(n for o in free for n in ops[o]["messages"]) == Counter(m.id for m in rest)
+    assert Counter(n for o in free for n in ops[o]["messages"]) == Counter(
+        m.id for m in rest
+    )
     for o in free:
         assert ops[o]["action"] == "send"
         (address,) = ops[o]["channels"]
@@ -184,10 +208,12 @@ def _check_messages(e: Exported) -> None:
         if record["mode"] == "structured":
             assert message["contentType"].startswith("application/cloudevents")
             assert {"specversion", "id", "source", "type"} <= set(payload["required"])
-            data = payload["properties"].get("data", payload["properties"].get("data_base64"))
-            if rm.schema.family == "json" and "$ref" in message["payload"]["properties"].get(
-                "data", {}
-            ):
+            data = payload["properties"].get(
+                "data", payload["properties"].get("data_base64")
+            )
+            if rm.schema.family == "json" and "$ref" in message["payload"][
+                "properties"
+            ].get("data", {}):
                 _check_payload(key, deref(data, e.document), rm.schema)
             else:
                 assert record["payload"] in data.get("description", ""), key
@@ -195,13 +221,19 @@ def _check_messages(e: Exported) -> None:
             assert message["payload"] == {"$ref": record["payload"]}, key
         if record["mode"] == "binary":
             headers = message["headers"]["properties"]
-            assert any(h.lower().endswith("type") and headers[h].get("const") for h in headers), key
+            assert any(
+                h.lower().endswith("type") and headers[h].get("const") for h in headers
+            ), key
 
 
 def _check_payload(key: str, payload: Any, schema: Any) -> None:
     body = schema.schema
-    if "x-xregistry-schema" in payload:  # a schema xrgen cannot use: bytes, schema beside
-        assert payload["x-xregistry-schema"] == body and payload["format"] == "binary", key
+    if (
+        "x-xregistry-schema" in payload
+    ):  # a schema xrgen cannot use: bytes, schema beside
+        assert (
+            payload["x-xregistry-schema"] == body and payload["format"] == "binary"
+        ), key
     elif schema.family == "json" and "schemaFormat" not in payload:
         assert payload == _draft04(deref({"$ref": "#"}, body)), key
     elif schema.family == "avro":
@@ -210,13 +242,43 @@ def _check_payload(key: str, payload: Any, schema: Any) -> None:
             "schema": body,
         }, key
     elif schema.family == "protobuf":
-        assert payload["schemaFormat"].startswith("application/vnd.google.protobuf;version=")
+        assert payload["schemaFormat"].startswith(
+            "application/vnd.google.protobuf;version="
+        )
         assert payload["schema"].replace("// @RootNode\n", "", 1) == body, key
     elif schema.family == "xsd":
         assert payload == {"schemaFormat": "application/xml", "schema": body}, key
+    elif schema.family == "jsonstructure":
+        # pointers rebased onto the component ($ref followed by deref): the document again
+        assert payload["schemaFormat"] == schema.format, key
+        assert _unbased(payload["schema"]) == deref(body, body), key
     else:
         assert payload["schemaFormat"] == schema.format, key
         assert payload["schema"] == deref(body, body), key
+
+
+_COMPONENT = re.compile(r"^#/components/schemas/[^/]+/schema(?=/|$)")
+
+
+def _unbased(value: Any) -> Any:
+    """A JSON Structure document with its ``$ref`` / ``$extends`` / ``$root`` pointers taken
+    back from the component to the document."""
+    if isinstance(value, dict):
+        return {
+            k: (
+                _COMPONENT.sub("#", v)
+                if k in ("$ref", "$extends", "$root") and isinstance(v, str)
+                else (
+                    [_COMPONENT.sub("#", x) for x in v]
+                    if k == "$extends" and isinstance(v, list)
+                    else _unbased(v)
+                )
+            )
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_unbased(v) for v in value]
+    return value
 
 
 def test_sample_catalogs_round_trip(sample_exports: dict[str, Exported]) -> None:
@@ -253,12 +315,15 @@ def test_the_endpoints_catalog_reads_as_declared(
         "com.example.telemetry.DeviceOffline"
     ]
     doc = sample_exports["endpoints"].document
-    assert doc["operations"]["com.example.orders.billing"]["bindings"]["kafka"]["groupId"] == {
+    assert doc["operations"]["com.example.orders.billing"]["bindings"]["kafka"][
+        "groupId"
+    ] == {
         "type": "string",
         "description": "URI template: billing-{tenant}",
     }
     assert (
-        doc["operations"]["com.example.alerts.handlers"]["bindings"]["nats"]["queue"] == "handlers"
+        doc["operations"]["com.example.alerts.handlers"]["bindings"]["nats"]["queue"]
+        == "handlers"
     )
     webhook = doc["components"]["messages"]["com.example.invoices.InvoiceIssued"]
     assert webhook["contentType"] == "application/cloudevents+json"
@@ -266,24 +331,37 @@ def test_the_endpoints_catalog_reads_as_declared(
         "$ref": "#/components/schemas/InvoiceIssued"
     }
     assert doc["servers"]["com.example.orders.secure"]["protocol"] == "kafka-secure"
-    scheme = doc["components"]["securitySchemes"]["com.example.orders.secure.SASL.SCRAM-SHA-256"]
+    scheme = doc["components"]["securitySchemes"][
+        "com.example.orders.secure.SASL.SCRAM-SHA-256"
+    ]
     assert scheme["type"] == "scramSha256"
 
 
-def test_the_edge_catalog_reads_as_declared(sample_exports: dict[str, Exported]) -> None:
+def test_the_edge_catalog_reads_as_declared(
+    sample_exports: dict[str, Exported],
+) -> None:
     edge = sample_exports["edge"]
     doc, model = edge.document, edge.model
     messages = doc["components"]["messages"]
     # one message id in two groups, and a message in two wire forms: each its own message
-    assert {"edge.Same.kafka-binary", "edge.Same.http-structured", "edge.Same_2"} <= set(messages)
-    assert messages["edge.Same.http-structured"]["contentType"] == "application/cloudevents+json"
+    assert {
+        "edge.Same.kafka-binary",
+        "edge.Same.http-structured",
+        "edge.Same_2",
+    } <= set(messages)
+    assert (
+        messages["edge.Same.http-structured"]["contentType"]
+        == "application/cloudevents+json"
+    )
     headers = messages["edge.Same.kafka-binary"]["headers"]
     assert headers["properties"]["ce_flag"] == {
         "type": "string",
         "const": "true",
         "description": "CloudEvents attribute flag",
     }
-    assert "const" not in headers["properties"]["ce_time"]  # "0000-01-01T00:00:00Z": now
+    assert (
+        "const" not in headers["properties"]["ce_time"]
+    )  # "0000-01-01T00:00:00Z": now
     assert headers["properties"]["ce_sequence"]["description"] == (
         "CloudEvents attribute sequence: position in the stream"
     )
@@ -321,16 +399,22 @@ def test_the_edge_catalog_reads_as_declared(sample_exports: dict[str, Exported])
     assert schemes["edge.http.in.APIKey"]["name"] == "X-Key"
     assert schemes["edge.http.in.APIKey"]["in"] == "query"
     assert (
-        schemes["edge.kafka.out.SASL.OAUTHBEARER"]["flows"]["clientCredentials"]["tokenUrl"]
+        schemes["edge.kafka.out.SASL.OAUTHBEARER"]["flows"]["clientCredentials"][
+            "tokenUrl"
+        ]
         == "https://idp.example.com/token"
     )
     ops = model["operations"]
     assert ops["edge.http.in"]["channels"] == ["/hooks/{tenant}"]
     assert doc["operations"]["edge.http.in"]["bindings"]["http"]["method"] == "PUT"
-    assert "edge.http.subscriptions" not in ops  # a subscription manager moves no messages
+    assert (
+        "edge.http.subscriptions" not in ops
+    )  # a subscription manager moves no messages
     assert doc["servers"]["edge.http.subscriptions"]["host"] == "{host}"
     assert ops["edge.abstract"]["channels"] == ["persistent://public/default/ticks"]
-    assert doc["operations"]["edge.template"]["x-xregistry-endpoint"]["deployed"] is False
+    assert (
+        doc["operations"]["edge.template"]["x-xregistry-endpoint"]["deployed"] is False
+    )
     assert "edge.Legacy" not in ops["edge.kafka.empty"]["messages"]  # bound to MQTT
     assert doc["channels"]["orders.tenant.id"]["parameters"] == {
         "tenant.id": {"description": "placeholder {tenant.id}"}

@@ -194,7 +194,9 @@ def test_a_reader_leaving_early_ends_quietly() -> None:
         f"{sys.executable} -m xrgen export asyncapi {ACME} {ENDPOINTS} | head -c 10",
         shell=True, capture_output=True, text=True, cwd=ROOT, timeout=300,
     )  # fmt: skip
-    assert done.stdout == "asyncapi: " and done.stderr == ""
+    assert done.stdout == "asyncapi: "
+    # the catalogs' own notes only: no traceback, no broken-pipe message
+    assert [line for line in done.stderr.splitlines() if ": note XRG" not in line] == []
 
 
 def test_options_may_come_before_the_catalogs(tmp_path: Path) -> None:

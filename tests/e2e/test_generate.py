@@ -16,7 +16,7 @@ from xrgen.format import Formatter
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOGS = ROOT / "catalogs"
-GOOD = ["acme", "avro", "endpoints", "hostile", "payloads", "protobuf", "resolution", "routing", "windgenerator", "xml"]
+GOOD = ["acme", "avro", "endpoints", "hostile", "jsonstructure", "payloads", "protobuf", "resolution", "routing", "windgenerator", "xml"]
 #: generated modules worth reviewing as snapshots (the runtime is copied verbatim)
 GENERATED = (
     "__init__.py", "_defs.py", "producer.py", "consumer.py", "endpoints.py", "models.py", "spark.py"

@@ -261,7 +261,7 @@ def test_datacontenttype_must_agree(check: Any) -> None:
 
 
 def test_unsupported_schema_format_warns(check: Any) -> None:
-    m = msg(dataschemaformat="JsonStructure/1.0", dataschemauri="https://x/s.json")
+    m = msg(dataschemaformat="Thrift/0.19", dataschemauri="https://x/s.json")
     assert check(cat(m)) == [f"{G}/dataschemaformat: warning XRG152"]
 
 

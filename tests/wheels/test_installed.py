@@ -82,6 +82,26 @@ def test_a_generated_package_imports_runs_and_passes_mypy_without_client_librari
     assert mypy.returncode == 0, mypy.stdout + mypy.stderr
 
 
+def test_a_json_structure_catalog_generates_from_the_installed_wheels(tmp_path: Path) -> None:
+    """The format's package and its schema validator (``json-structure``) come with xrgen."""
+    out = tmp_path / "out"
+    catalog = ROOT / "catalogs" / "jsonstructure" / "catalog.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "xrgen", "generate", str(catalog), "--out", str(out), "--package", "shop",
+         "--quiet", "--no-cache"],
+        capture_output=True, text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    run = subprocess.run(
+        [sys.executable, "-c",
+         "import shop\n"
+         "ev = shop.MESSAGES['example.shop.PriceList'].create({'tea': '2.50'}, shop='s')\n"
+         "assert str(ev.data.root['tea']) == '2.50'\n"],
+        cwd=out, capture_output=True, text=True,
+    )
+    assert run.returncode == 0, run.stderr
+
+
 def test_an_adapter_says_which_library_is_missing(tmp_path: Path) -> None:
     with pytest.raises(ImportError):
         importlib.import_module("xrgen_runtime.adapters.kafka")

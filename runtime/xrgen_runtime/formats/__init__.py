@@ -18,7 +18,8 @@ Codecs (``PayloadCodec``) have ``format``, ``binary`` (bytes that are not text: 
 format carries them as ``data_base64``), ``encode(model, event)`` and ``decode(data, event)``
 (raises ``ValueError`` for bytes that are not a valid payload, including model validation).
 Adding a format means a module here with its codec, a ``wire_format`` entry and a generator
-module in ``xrgen/formats``.
+module in ``xrgen/formats``. JSON Structure payloads are JSON: ``jsonstructure`` holds no codec,
+only the model field types that read and write JSON Structure's representation.
 """
 
 from __future__ import annotations

@@ -83,7 +83,9 @@ and a placeholder used in several templates takes the value of the first of them
 dispatcher requires the values to agree, reading the least ambiguous template first); Kafka
 header names are matched exactly (``ce_`` lower case, ``content-type``); the first of
 repeated headers wins; ``from_json`` converts a JSON number or boolean found
-where a string is declared into its text; when an envelope is parsed with ``data`` as text
+where a string is declared into its text (so a JSON Structure ``int64`` or ``decimal`` written
+as a JSON number is read, where the dispatcher wants the string JSON Structure writes;
+:mod:`.structure` converts the other JSON Structure types as the models check them); when an envelope is parsed with ``data`` as text
 (see ``plan._envelope_choice``), a ``data`` that is a JSON string is
 read as the text of that string (the dispatcher validates the string itself, so a payload that
 was JSON-encoded twice is dead-lettered there and decoded here); an envelope with two ``type``

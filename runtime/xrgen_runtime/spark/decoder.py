@@ -36,7 +36,9 @@ class SparkDecoder:
     ``proto_descriptors``, ``schema_ids``, ``registry``: Avro and Protobuf payloads, see the
     package docstring; ``spark``: the session whose JVM is checked for the connectors
     (default: the active one); ``payload_checks``: message id -> ``(path, values)`` pairs
-    that tell tied definitions apart by their payloads (:mod:`.ties`).
+    that tell tied definitions apart by their payloads (:mod:`.ties`); ``structure_reads``:
+    message id -> (wire type as JSON, conversion tree) of a JSON Structure payload
+    (:mod:`.structure`).
     """
 
     def __init__(
@@ -52,6 +54,7 @@ class SparkDecoder:
         registry: Any = None,
         spark: Any = None,
         payload_checks: Mapping[str, Sequence[PayloadCheck]] | None = None,
+        structure_reads: Mapping[str, tuple[Any, Any]] | None = None,
     ) -> None:
         plan = build_plan(
             defs,
@@ -63,6 +66,7 @@ class SparkDecoder:
             schema_ids=schema_ids,
             registry=registry,
             payload_checks=payload_checks,
+            structure_reads=structure_reads,
         )
         #: what this decoder decodes and how; replaced (once) when the choice of native
         #: or Arrow payloads waits for a session (:meth:`route`)

@@ -17,6 +17,7 @@ from .envelope import by_variant, column
 from .plan import Plan, typed_variant
 from .specs import BINARY_FORMATS
 from .sql import Expr as X
+from .structure import convert
 from .targets import Target
 
 
@@ -59,8 +60,18 @@ def key(plan: Plan, t: Target) -> tuple[str, int]:
 
 def value(plan: Plan, t: Target) -> tuple[X, X]:
     """(the payload value, whether it is not a valid value of ``t``'s type) of a row
-    matched to ``t`` (``t`` has a payload type); one pair per :func:`key`.
+    matched to ``t`` (``t`` has a payload type); one pair per :func:`key`. A JSON
+    Structure payload is parsed with its wire type and converted (:mod:`.structure`).
     """
+    result, bad = _parsed(plan, t)
+    if t.read is None:
+        return result, bad
+    typed, invalid = convert(result, t.read[1], t.read[0])
+    return typed, bad | invalid
+
+
+def _parsed(plan: Plan, t: Target) -> tuple[X, X]:
+    """(the parsed payload value, whether it is unparsed) of a row matched to ``t``."""
     parsed = S.col(plan.group_of[t.index].name)
     j = typed_variant(plan, t)
     if not j or column(plan, j) is None:

@@ -10,13 +10,14 @@ stages (:mod:`.route`) are functions of a :class:`Plan`; nothing here builds an 
 from __future__ import annotations
 
 import collections
+import json
 import operator
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from pyspark.sql import functions as F
-from pyspark.sql.types import DataType
+from pyspark.sql.types import DataType, _parse_datatype_json_value
 
 from .._definitions import MessageDef
 from . import names as N
@@ -97,6 +98,7 @@ def build_plan(
     schema_ids: Mapping[str, int | Iterable[int]] | None = None,
     registry: Any = None,
     payload_checks: Mapping[str, Sequence[PayloadCheck]] | None = None,
+    structure_reads: Mapping[str, tuple[Any, Any]] | None = None,
 ) -> Plan:
     """The plan of a decoder (arguments: ``SparkDecoder``'s); ``payloads`` is settled
     later (:func:`settle_payloads`) unless ``"arrow"`` or ``"off"``."""
@@ -110,7 +112,8 @@ def build_plan(
     compiled = [
         compile_target(i, d, schemas.get(d.id), wire) for i, d in enumerate(defs)
     ]
-    targets = tuple(t for t in compiled if t.applies)
+    reads = structure_reads or {}
+    targets = tuple(_with_read(t, reads.get(t.defn.id)) for t in compiled if t.applies)
     specs: dict[int, PayloadSpec] = {}
     for t in targets if payloads != "off" else ():
         spec = payload_spec(
@@ -176,7 +179,7 @@ def _groups(
         Group(
             N.group(number),
             kind,
-            members[0].dtype,
+            members[0].parse_dtype,
             specs.get(members[0].index),
             tuple(members),
         )
@@ -191,7 +194,16 @@ def _group_key(t: Target, spec: PayloadSpec | None) -> tuple[str, str]:
         return ("bytes", "")
     if spec is not None:
         return (spec.format, t.dtype.json() + "\0" + spec_key(spec))
+    if t.read is not None:
+        return ("json", t.read[0].json() + "\0" + json.dumps(t.read[1]))
     return ("json", t.dtype.json())
+
+
+def _with_read(t: Target, read: tuple[Any, Any] | None) -> Target:
+    """``t`` with its JSON Structure read (wire type as JSON, conversion tree)."""
+    if read is None or t.dtype is None:
+        return t
+    return replace(t, read=(_parse_datatype_json_value(read[0]), read[1]))
 
 
 def _variant(group: Group, json_groups: Sequence[str]) -> int:

@@ -220,6 +220,15 @@ def higher(name: str, array: Expr, body: Any) -> Expr:
     return Expr(f"{name}({array.sql}, {lambda_(body)})")
 
 
+def map_values(value: Expr, body: Any) -> Expr:
+    """``transform_values(value, (k, v) -> body(v))``, variables named as ``lambda_``'s."""
+    _LAMBDAS[0] += 1
+    k, v = f"{LAMBDA}k{_LAMBDAS[0]}", f"{LAMBDA}v{_LAMBDAS[0]}"
+    return Expr(
+        f"transform_values({value.sql}, ({k}, {v}) -> {_expr(body(Expr(v))).sql})"
+    )
+
+
 class Case(Expr):
     """``CASE WHEN ... END`` under construction (``when(...).when(...).otherwise(...)``)."""
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from pyspark.sql.types import DataType
 
@@ -142,6 +143,15 @@ class Target:
     #: wire's protocol, then more constants, templates and required extension attributes
     #: to match, then more of them constants, then catalog order
     rank: tuple[int, int, int, int]
+    #: a JSON Structure payload: (the wire type ``from_json`` parses, the conversion tree
+    #: to ``dtype``: :mod:`.structure`)
+    read: tuple[DataType, Any] | None = None
+
+    @property
+    def parse_dtype(self) -> DataType | None:
+        """The type ``from_json`` parses the payload with (the wire type of a JSON
+        Structure payload, else the payload type)."""
+        return self.read[0] if self.read is not None else self.dtype
 
 
 def compile_target(
