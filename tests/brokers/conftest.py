@@ -189,8 +189,9 @@ def pulsar_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def amqp_url() -> str:
     """RabbitMQ with the AMQP 1.0 plugin (checked by opening a real AMQP 1.0 connection)."""
     require_module("proton", "python-qpid-proton")
-    if not port_open(5672):
-        unavailable(f"RabbitMQ is not listening on {HOST}:5672; {SERVICES_HINT}")
+    port = int(RABBITMQ_URL.rsplit(":", 1)[1])
+    if not port_open(port):
+        unavailable(f"RabbitMQ is not listening on {HOST}:{port}; {SERVICES_HINT}")
     from proton.utils import BlockingConnection
 
     try:

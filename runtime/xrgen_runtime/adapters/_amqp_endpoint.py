@@ -44,6 +44,8 @@ OPTIONS = frozenset(
 )
 #: ``connect_timeout`` (seconds), ``prefetch`` (receiver credit), ``max_in_flight`` (sender)
 CLIENT_ARGS = frozenset({"connect_timeout", "prefetch", "max_in_flight"})
+#: placeholders are percent-encoded in every option, as in the message templates they meet
+VERBATIM: frozenset[str] = frozenset()
 RECEIVER_ROLES = ("consumer", "subscriber")
 CLIENT = "python-qpid-proton"
 

@@ -42,6 +42,8 @@ OPTIONS = frozenset(
 #: (the ASGI receiver's handler, e.g. ``dispatcher.dispatch_async``), ``client_options``
 #: (more ``httpx.Client`` keyword arguments)
 CLIENT_ARGS = frozenset({"timeout", "asynchronous", "on_message", "client_options"})
+#: HTTP header and query values are fields the client encodes itself (and may carry credentials)
+VERBATIM = frozenset({"headers", "query"})
 RECEIVER_ROLES = ("consumer", "producer")
 CLIENT = "httpx"
 

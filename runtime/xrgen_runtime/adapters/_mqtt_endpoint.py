@@ -47,6 +47,8 @@ OPTIONS = frozenset(
 CLIENT_ARGS = frozenset(
     {"client_id", "will", "will_arguments", "keepalive", "connect_timeout"}
 )
+#: placeholders are percent-encoded in every option, as in the message templates they meet
+VERBATIM: frozenset[str] = frozenset()
 RECEIVER_ROLES = ("consumer", "subscriber")
 CLIENT = "paho-mqtt"
 

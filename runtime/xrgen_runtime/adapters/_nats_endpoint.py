@@ -29,6 +29,8 @@ OPTIONS = frozenset({"subject", "subjectfilter", "queuegroup"})
 #: ``options``: more ``nats.connect`` keyword arguments; ``jetstream`` (sender) and
 #: ``durable``/``stream`` (receiver): JetStream instead of core NATS
 CLIENT_ARGS = frozenset({"options", "jetstream", "durable", "stream"})
+#: placeholders are percent-encoded in every option, as in the message templates they meet
+VERBATIM: frozenset[str] = frozenset()
 RECEIVER_ROLES = ("consumer", "subscriber")
 CLIENT = "nats-py"
 
@@ -80,13 +82,30 @@ def connect_options(settings: Settings) -> dict[str, Any]:
     return options
 
 
+def subject(settings: Settings, name: str) -> str | None:
+    """Option ``name`` (``subject`` or ``subjectfilter``), checked against NATS's subject
+    rules: tokens separated by ``.``, none empty, no whitespace (an ``EndpointError`` names
+    the placeholder values that broke them)."""
+    value = settings.option(name)
+    if value is None:
+        return None
+    text = str(value)
+    if not text or any(not token for token in text.split(".")):
+        raise settings.refuse(
+            name, text, "has an empty token (NATS subjects need none)"
+        )
+    if any(c.isspace() for c in text):
+        raise settings.refuse(name, text, "holds whitespace (NATS subjects cannot)")
+    return text
+
+
 def _filter(settings: Settings) -> str:
-    subject = settings.option("subjectfilter") or settings.option("subject")
-    if not subject:
+    found = subject(settings, "subjectfilter") or subject(settings, "subject")
+    if not found:
         raise EndpointError(
             f"endpoint {settings.endpoint.id!r} declares no subjectfilter: pass subjectfilter=..."
         )
-    return str(subject)
+    return found
 
 
 def config(settings: Settings) -> dict[str, Any]:
@@ -111,13 +130,13 @@ def encoder(settings: Settings) -> Callable[[Event[Any]], NatsMessage]:
     from ..bindings import nats as codec
 
     mode = settings.mode
-    subject = settings.option("subject")
+    default = subject(settings, "subject")
 
     def encode(event: Event[Any]) -> NatsMessage:
         b = event.binding
         if isinstance(b, NatsBinding) and b.subject:
             return codec.encode(event, mode)
-        return codec.encode(event, mode, subject=subject)
+        return codec.encode(event, mode, subject=default)
 
     return encode
 

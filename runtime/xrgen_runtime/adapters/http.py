@@ -21,7 +21,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any, cast
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, quote
 
 import httpx  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
@@ -40,6 +40,8 @@ __all__ = [
 ]
 
 _log = logging.getLogger("xrgen_runtime.adapters")
+#: what a URI path holds unencoded (RFC 3986 pchar and ``/``) and ``%`` of its triplets
+_PATH_SAFE = "/%:@!$&'()*+,;=-._~"
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -132,7 +134,9 @@ class AsgiReceiver:
     """An ASGI 3 application handing every HTTP request to ``on_message``.
 
     ``method`` and ``path`` restrict it to one operation: another method is answered 405,
-    a path outside ``path`` (itself or below it) 404. ``required_headers`` and
+    a path outside ``path`` (itself or below it) 404. Paths compare as sent (percent-encoded:
+    ``/hooks/a%2Fb`` is not ``/hooks/a/b``); characters a path cannot hold in ``path`` are
+    percent-encoded first. ``required_headers`` and
     ``required_query`` are ``(name, value)`` pairs every request must carry (header names
     compare case-insensitively, values in constant time), else 401: an endpoint's receiver
     checks its authorization so.
@@ -163,7 +167,7 @@ class AsgiReceiver:
         self._max_body = max_body
         self._accepted = accepted_status
         self._method = method.upper() if method else None
-        self._path = path.rstrip("/") if path else None
+        self._path = quote(path.rstrip("/"), safe=_PATH_SAFE) if path else None
         self._headers = tuple((k.lower(), v) for k, v in required_headers)
         self._query = tuple(required_query)
 
@@ -172,7 +176,12 @@ class AsgiReceiver:
         if self._method is not None and scope["method"].upper() != self._method:
             return 405
         if self._path:
-            path = scope["path"]
+            raw = scope.get("raw_path")
+            path = (
+                raw.decode("latin-1").split("?", 1)[0]
+                if raw
+                else quote(scope["path"], safe=_PATH_SAFE)
+            )
             if path != self._path and not path.startswith(self._path + "/"):
                 return 404
         if self._headers:

@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
 
 from ._errors import EndpointError
 
@@ -38,7 +38,9 @@ class Address:
     scheme: str
     host: str
     port: int
-    #: the path, percent-decoded, without the leading ``/`` (``""``: none)
+    #: the path as written (percent-encoded, as a placeholder value was inserted), without the
+    #: leading ``/`` (``""``: none): a topic or node taken from it is the text a producer's
+    #: template of the same address expands to
     path: str
     info: Scheme
 
@@ -75,7 +77,7 @@ def addresses(settings: Settings, schemes: dict[str, Scheme]) -> tuple[Address, 
                 f"endpoint {endpoint.id!r}: URI {uri!r} needs a host and one of the "
                 f"schemes {', '.join(sorted(schemes))}"
             )
-        path = unquote(parts.path.lstrip("/"))
+        path = parts.path.lstrip("/")
         out.append(Address(uri, scheme, parts.hostname, port or info.port, path, info))
     return tuple(out)
 
