@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from types import ModuleType
 from typing import Any
 
@@ -122,9 +123,13 @@ def test_broker_restart_mid_stream_loses_nothing_acknowledged(
     try:
         futures = [tx.send(mqtt.encode(e)) for e in events[:20]]
         private_mosquitto.restart()
-        futures += [
-            tx.send(mqtt.encode(e)) for e in events[20:]
-        ]  # queued while reconnecting
+        for e in events[20:]:  # refused at once while the sender reconnects
+            while True:
+                try:
+                    futures.append(tx.send(mqtt.encode(e)))
+                    break
+                except ma.NotConnected:
+                    time.sleep(0.05)
         for f in futures:
             f.result(30)  # every message acknowledged by the broker
         wanted = {e.attributes["id"] for e in events}

@@ -177,7 +177,7 @@ def test_amqp(ph: ModuleType, amqp_url: str, amqp_login: None) -> None:
     for fleet in VALUES:
         got = Got(ph.ENDPOINTS["ph.amqp.in"])
         with ph.ENDPOINTS["ph.amqp.out"].sender(**where, fleet=fleet) as s:
-            s.send(_moved(ph, "amqp", fleet=fleet, run=run))  # confirmed by close
+            s.send(_moved(ph, "amqp", fleet=fleet, run=run)).result(10)
         with ph.ENDPOINTS["ph.amqp.in"].receiver(**where, fleet=fleet) as r:
             assert r.run(got.dispatcher.dispatch, max_messages=1, idle_timeout=10) == 1
         assert got.params == [{"fleet": fleet, "run": run}] and not got.dead
