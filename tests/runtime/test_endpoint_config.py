@@ -671,3 +671,31 @@ def test_mqtt_websocket_and_tls_uris() -> None:
     config = make("MQTT/5.0", ("producer",), ("wss://broker/mqtt",), {}).config()
     assert config["transport"] == "websockets" and config["ws_path"] == "/mqtt"
     assert config["port"] == 443 and config["tls"] == {}
+
+
+def test_nats_jetstream_option_configures_the_stream_and_the_durable_consumer() -> None:
+    options = {
+        "subjectfilter": "jobs.{tenant}.>",
+        "jetstream": {"stream": "JOBS_{tenant}", "create": True, "storage": "file", "maxage": 60,
+                      "durable": "w-{tenant}", "ackwait": 2.5, "maxdeliver": 5,
+                      "maxackpending": 20, "backoff": [1, 2], "deliverpolicy": "new"},
+    }
+    ep = make("NATS", ("consumer",), ("nats://h:4222",), options)
+    config = ep.config(tenant="t 1")
+    assert {k: config[k] for k in ("subject", "stream", "create", "durable", "consumer",
+                                   "stream_settings")} == {
+        "subject": "jobs.t%201.>", "stream": "JOBS_t%201", "create": True, "durable": "w-t%201",
+        "consumer": {"ack_wait": 2.5, "max_deliver": 5, "max_ack_pending": 20,
+                     "backoff": (1, 2), "deliver_policy": "new"},
+        "stream_settings": {"storage": "file", "max_age": 60},
+    }
+    assert "queue" not in config
+    core = make("NATS", ("consumer",), ("nats://h:4222",), {"subjectfilter": "a", "queuegroup": "q"})
+    assert core.config()["queue"] == "q" and "durable" not in core.config()
+    assert core.config(durable="d")["durable"] == "d"  # an argument selects JetStream
+    with pytest.raises(EndpointError, match="pulls from a durable consumer"):
+        core.config(jetstream=True)
+    with pytest.raises(EndpointError, match="jetstream setting 'bogus' is not one of"):
+        core.config(jetstream={"durable": "d", "bogus": 1})
+    out = make("NATS", ("producer",), ("nats://h:4222",), {"subject": "a.b", "jetstream": True})
+    assert out.config()["jetstream"] is True and "durable" not in out.config()
