@@ -18,7 +18,8 @@ class ConnectFailed(ConnectionError):
     client library reported."""
 
     def __init__(self, client: str, host: str, port: int | str, reason: str) -> None:
-        super().__init__(f"{client}: cannot connect to {host}:{port}: {reason}")
+        where = f"{host}:{port}" if port != "" else host
+        super().__init__(f"{client}: cannot connect to {where}: {reason}")
         self.host = host
         self.port = port
         self.reason = reason

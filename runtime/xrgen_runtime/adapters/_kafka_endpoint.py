@@ -37,8 +37,8 @@ OPTIONS = frozenset(
     }
 )
 #: ``config``: more confluent-kafka settings (win over the catalog's); ``on_delivery`` of the
-#: sender, ``on_error`` of the receiver (``adapters.kafka``)
-CLIENT_ARGS = frozenset({"config", "on_delivery", "on_error"})
+#: sender, ``on_error`` of the receiver (``adapters.kafka``); ``connect_timeout`` (seconds)
+CLIENT_ARGS = frozenset({"config", "on_delivery", "on_error", "connect_timeout"})
 #: placeholders are percent-encoded in every option, as in the message templates they meet
 VERBATIM: frozenset[str] = frozenset()
 RECEIVER_ROLES = ("consumer", "subscriber")
@@ -255,24 +255,44 @@ def encoder(settings: Settings) -> Callable[[Event[Any]], KafkaMessage]:
 def sender(settings: Settings) -> Any:
     """A ``KafkaSender`` with the endpoint's producer configuration and encoder."""
     from ..endpoints._encode import checked_encoder
+    from ..endpoints._uris import connected
     from .kafka import KafkaSender
 
-    return KafkaSender(
-        config(settings),
-        on_delivery=settings.client.get("on_delivery"),
-        encoder=checked_encoder(settings, encoder(settings)),
+    conf = config(settings)
+    encode = checked_encoder(settings, encoder(settings))
+    return connected(
+        settings,
+        conf["bootstrap.servers"],
+        lambda: KafkaSender(
+            conf,
+            on_delivery=settings.client.get("on_delivery"),
+            encoder=encode,
+            **_timeout(settings),
+        ),
     )
+
+
+def _timeout(settings: Settings) -> dict[str, Any]:
+    given = settings.client.get("connect_timeout")
+    return {} if given is None else {"connect_timeout": float(given)}
 
 
 def receiver(settings: Settings) -> Any:
     """A ``KafkaReceiver`` in the endpoint's consumer group, on its topic (and partition)."""
+    from ..endpoints._uris import connected
     from .kafka import KafkaReceiver
 
     settings.require("topic", "the topic to consume")
     partition = settings.option("partition")
-    return KafkaReceiver(
-        config(settings),
-        [topic(settings) or ""],
-        partitions=None if partition is None else [int(partition)],
-        on_error=settings.client.get("on_error"),
+    conf = config(settings)
+    return connected(
+        settings,
+        conf["bootstrap.servers"],
+        lambda: KafkaReceiver(
+            conf,
+            [topic(settings) or ""],
+            partitions=None if partition is None else [int(partition)],
+            on_error=settings.client.get("on_error"),
+            **_timeout(settings),
+        ),
     )

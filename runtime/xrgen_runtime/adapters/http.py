@@ -27,6 +27,7 @@ import httpx  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
 from .._event import Event
 from ..bindings import HttpMessage
+from ._connection import CONNECT_TIMEOUT, Backoff, NotConnected
 from ._encoding import Encoder, encoder_or_refusal
 from ._loop import PollingReceiver
 from ._sender import AsyncSender, Sender
@@ -36,6 +37,7 @@ __all__ = [
     "AsyncHttpSender",
     "HttpPullReceiver",
     "HttpSender",
+    "NotConnected",
     "from_response",
 ]
 
@@ -59,12 +61,35 @@ def from_response(response: Any, method: str, path: str) -> HttpMessage:
     )
 
 
+def _timeout(timeout: float, connect_timeout: float) -> Any:
+    return httpx.Timeout(timeout, connect=min(timeout, connect_timeout))
+
+
+def _not_sent(client: Any, exc: Exception) -> NotConnected:
+    """A transport failure of a request as ``NotConnected``: refused or unanswered
+    connections were not sent; a connection lost during the exchange leaves it unknown
+    whether the server got the request."""
+    url = client.base_url
+    where = f"{url.host}:{url.port or (443 if url.scheme == 'https' else 80)}"
+    if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout):
+        return NotConnected(
+            f"HTTP server {where}: {type(exc).__name__}: {exc}; not sent"
+        )
+    return NotConnected(
+        f"HTTP server {where}: {type(exc).__name__}: {exc}; the request may or may not "
+        "have reached it: send it again"
+    )
+
+
 class HttpSender(Sender):
     """Send ``HttpMessage`` requests with a (pooled) ``httpx.Client``.
 
-    ``options`` are more ``httpx.Client`` arguments (``headers`` and ``params`` of every
-    request, ``auth``, ``cert``, ``verify``, ...). ``encoder`` turns what ``send`` gets other
-    than an ``HttpMessage`` (a typed event) into one (an endpoint's sender sets it).
+    Each request connects within ``connect_timeout`` and completes within ``timeout``; a
+    request that cannot be sent (server down, connection lost) raises ``NotConnected`` at
+    once, and the next ``send`` connects again. ``options`` are more ``httpx.Client``
+    arguments (``headers`` and ``params`` of every request, ``auth``, ``cert``, ``verify``,
+    ...). ``encoder`` turns what ``send`` gets other than an ``HttpMessage`` (a typed event)
+    into one (an endpoint's sender sets it).
     """
 
     __slots__ = ("_client", "_encode")
@@ -74,21 +99,27 @@ class HttpSender(Sender):
         base_url: str = "",
         *,
         timeout: float = 10.0,
+        connect_timeout: float = CONNECT_TIMEOUT,
         encoder: Encoder | None = None,
         **options: Any,
     ) -> None:
-        self._client: Any = httpx.Client(base_url=base_url, timeout=timeout, **options)
+        self._client: Any = httpx.Client(
+            base_url=base_url, timeout=_timeout(timeout, connect_timeout), **options
+        )
         self._encode = encoder_or_refusal(encoder, HttpMessage, "HttpSender")
 
     def send(self, msg: HttpMessage | Event[Any]) -> HttpMessage:
         """Send the request ``msg`` (an event is encoded first); returns the response (any
-        status, no exception)."""
+        status, no exception); ``NotConnected`` when it could not be sent."""
         if msg.__class__ is not HttpMessage:
             msg = self._encode(msg)
         msg = cast(HttpMessage, msg)
-        response = self._client.request(
-            msg.method, msg.path, headers=list(msg.headers), content=msg.body
-        )
+        try:
+            response = self._client.request(
+                msg.method, msg.path, headers=list(msg.headers), content=msg.body
+            )
+        except httpx.TransportError as exc:
+            raise _not_sent(self._client, exc) from exc
         return from_response(response, msg.method, msg.path)
 
     def _release(self) -> None:
@@ -106,23 +137,27 @@ class AsyncHttpSender(AsyncSender):
         base_url: str = "",
         *,
         timeout: float = 10.0,
+        connect_timeout: float = CONNECT_TIMEOUT,
         encoder: Encoder | None = None,
         **options: Any,
     ) -> None:
         self._client: Any = httpx.AsyncClient(
-            base_url=base_url, timeout=timeout, **options
+            base_url=base_url, timeout=_timeout(timeout, connect_timeout), **options
         )
         self._encode = encoder_or_refusal(encoder, HttpMessage, "AsyncHttpSender")
 
     async def send(self, msg: HttpMessage | Event[Any]) -> HttpMessage:
         """Send the request ``msg`` (an event is encoded first); returns the response (any
-        status, no exception)."""
+        status, no exception); ``NotConnected`` when it could not be sent."""
         if msg.__class__ is not HttpMessage:
             msg = self._encode(msg)
         msg = cast(HttpMessage, msg)
-        response = await self._client.request(
-            msg.method, msg.path, headers=list(msg.headers), content=msg.body
-        )
+        try:
+            response = await self._client.request(
+                msg.method, msg.path, headers=list(msg.headers), content=msg.body
+            )
+        except httpx.TransportError as exc:
+            raise _not_sent(self._client, exc) from exc
         return from_response(response, msg.method, msg.path)
 
     async def close(self) -> None:
@@ -262,11 +297,12 @@ class HttpPullReceiver(PollingReceiver[Any, HttpMessage]):
     A 200 response is one message (its headers and body, as an ``HttpMessage`` with the
     status); 204 and 404 mean none yet, and the receiver waits out the poll interval before it
     asks again. HTTP pull has no acknowledgement. A failed request (connection error, 5xx) is
-    passed to ``on_error`` (default: logged) and retried at the next poll. ``options`` are
-    more ``httpx.Client`` arguments.
+    passed to ``on_error`` (default: one warning per outage) and retried after a delay that
+    doubles up to 5 seconds while the failures last. Each request connects within
+    ``connect_timeout``. ``options`` are more ``httpx.Client`` arguments.
     """
 
-    __slots__ = ("_client", "_method", "_on_error")
+    __slots__ = ("_client", "_method", "_on_error", "_backoff", "_failing")
 
     def __init__(
         self,
@@ -274,12 +310,17 @@ class HttpPullReceiver(PollingReceiver[Any, HttpMessage]):
         *,
         method: str = "GET",
         timeout: float = 10.0,
+        connect_timeout: float = CONNECT_TIMEOUT,
         on_error: Callable[[Exception], None] | None = None,
         **options: Any,
     ) -> None:
-        self._client: Any = httpx.Client(base_url=base_url, timeout=timeout, **options)
+        self._client: Any = httpx.Client(
+            base_url=base_url, timeout=_timeout(timeout, connect_timeout), **options
+        )
         self._method = method.upper()
         self._on_error = on_error
+        self._backoff = Backoff()
+        self._failing = False
 
     def _poll(self, timeout: float) -> Any:
         start = time.monotonic()
@@ -294,10 +335,16 @@ class HttpPullReceiver(PollingReceiver[Any, HttpMessage]):
         except httpx.HTTPError as exc:
             if self._on_error is not None:
                 self._on_error(exc)
-            else:
+            elif not self._failing:
                 _log.warning("HTTP pull from %s failed: %s", self._client.base_url, exc)
-            response = None
-        if response is not None and response.status_code == 200:
+            self._failing = True
+            time.sleep(self._backoff.next())
+            return None
+        if self._failing:
+            self._failing = False
+            self._backoff.reset()
+            _log.info("HTTP pull from %s answers again", self._client.base_url)
+        if response.status_code == 200:
             return response
         time.sleep(max(0.0, timeout - (time.monotonic() - start)))
         return None

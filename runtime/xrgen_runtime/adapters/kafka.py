@@ -5,10 +5,18 @@ delivery report; a background thread serves delivery reports (``poll``), so futu
 without the caller polling, and ``flush`` waits for everything in flight. The receiver disables
 automatic offset storing and stores a message's offset only after the handler returned; the
 client commits stored offsets in the background and on ``close`` (at-least-once).
+
+Both check at construction that a broker answers within ``connect_timeout`` (``ConnectFailed``
+names the bootstrap servers). librdkafka reconnects by itself (with its backoff,
+``reconnect.backoff.ms`` doubling to ``reconnect.backoff.max.ms``); while every broker is down
+the sender refuses new messages (``NotConnected``) and messages already queued wait for the
+brokers until ``message.timeout.ms``. The client's own log lines go to the logger
+``xrgen_runtime.adapters.kafka`` at debug level; an outage is one warning.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future
@@ -19,13 +27,80 @@ import confluent_kafka  # type: ignore[import-untyped,import-not-found,unused-ig
 
 from .._event import Event
 from ..bindings import KafkaMessage
+from ._connection import CONNECT_TIMEOUT, ConnectFailed, NotConnected
 from ._encoding import Encoder, encoder_or_refusal
 from ._loop import PollingReceiver
 from ._sender import Sender
 
-__all__ = ["KafkaDelivery", "KafkaDeliveryError", "KafkaReceiver", "KafkaSender"]
+__all__ = [
+    "ConnectFailed",
+    "KafkaDelivery",
+    "KafkaDeliveryError",
+    "KafkaReceiver",
+    "KafkaSender",
+    "NotConnected",
+]
 
 _PARTITION_UA: int = -1  # librdkafka's "unassigned": let the partitioner choose
+_log = logging.getLogger("xrgen_runtime.adapters.kafka")
+_DOWN = confluent_kafka.KafkaError._ALL_BROKERS_DOWN
+
+
+class _ClientLog:
+    """librdkafka's log lines, at debug level (``logger`` of the client configuration)."""
+
+    def log(self, level: int, msg: str, *args: Any, **kwargs: Any) -> None:
+        _log.debug(msg, *args)
+
+
+class _Brokers:
+    """Whether the brokers are reachable, from the client's error callback: one warning
+    when they all go down, a note when one answers again."""
+
+    __slots__ = ("servers", "down", "connecting", "last")
+
+    def __init__(self, servers: str) -> None:
+        self.servers = servers
+        self.down = False
+        #: the first check: errors are kept for ``ConnectFailed``, not logged
+        self.connecting = True
+        self.last = ""
+
+    def error(self, err: Any) -> None:
+        if self.connecting:
+            if err.code() != _DOWN:
+                self.last = err.str()
+        elif err.code() == _DOWN:
+            if not self.down:
+                _log.warning("Kafka brokers %s unreachable; reconnecting", self.servers)
+            self.down = True
+        else:
+            _log.debug("Kafka client: %s", err)
+
+    def up(self) -> None:
+        if self.down:
+            _log.info("Kafka brokers %s answer again", self.servers)
+        self.down = False
+
+
+def _client_config(
+    config: Mapping[str, Any], brokers: _Brokers, extra: Mapping[str, Any] = {}
+) -> dict[str, Any]:
+    conf = {"logger": _ClientLog(), **config, **extra}
+    conf.setdefault("error_cb", brokers.error)
+    return conf
+
+
+def _reachable(client: Any, brokers: _Brokers, timeout: float) -> None:
+    """Raise ``ConnectFailed`` unless a broker answers a metadata request in ``timeout``."""
+    try:
+        client.list_topics(timeout=timeout)
+    except confluent_kafka.KafkaException as exc:
+        error = exc.args[0]
+        reason = error.str() if hasattr(error, "str") else str(error)
+        raise ConnectFailed(
+            "Kafka", brokers.servers, "", f"{reason} in {timeout}s"
+        ) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +134,15 @@ class KafkaSender(Sender):
     one (an endpoint's sender sets it).
     """
 
-    __slots__ = ("_producer", "_on_delivery", "_closed", "_poller", "_encode")
+    __slots__ = (
+        "_producer",
+        "_on_delivery",
+        "_closed",
+        "_poller",
+        "_encode",
+        "_brokers",
+        "_produce",
+    )
 
     def __init__(
         self,
@@ -67,8 +150,14 @@ class KafkaSender(Sender):
         *,
         on_delivery: DeliveryCallback | None = None,
         encoder: Encoder | None = None,
+        connect_timeout: float = CONNECT_TIMEOUT,
     ) -> None:
-        self._producer: Any = confluent_kafka.Producer(dict(config))
+        self._brokers = _Brokers(str(config.get("bootstrap.servers", "")))
+        self._producer: Any = confluent_kafka.Producer(
+            _client_config(config, self._brokers)
+        )
+        self._produce = self._producer.produce
+        _reachable(self._producer, self._brokers, connect_timeout)
         self._on_delivery = on_delivery
         self._encode = encoder_or_refusal(encoder, KafkaMessage, "KafkaSender")
         self._closed = threading.Event()
@@ -80,6 +169,12 @@ class KafkaSender(Sender):
     def _poll_loop(self) -> None:
         while not self._closed.is_set():
             self._producer.poll(0.1)
+            if self._brokers.down:  # ask until a broker answers
+                try:
+                    self._producer.list_topics(timeout=1.0)
+                except confluent_kafka.KafkaException:
+                    continue
+                self._brokers.up()
 
     def send(self, msg: KafkaMessage | Event[Any]) -> Future[KafkaDelivery]:
         """Enqueue ``msg`` (an event is encoded first); the future resolves when the broker
@@ -87,12 +182,16 @@ class KafkaSender(Sender):
         if msg.__class__ is not KafkaMessage:
             msg = self._encode(msg)
         msg = cast(KafkaMessage, msg)
+        if self._brokers.down:
+            raise NotConnected(
+                f"Kafka brokers {self._brokers.servers} unreachable (reconnecting); not sent"
+            )
         future: Future[KafkaDelivery] = Future()
         callback = self._callback(msg, future)
         partition = _PARTITION_UA if msg.partition is None else msg.partition
         while True:
             try:
-                self._producer.produce(
+                self._produce(
                     msg.topic,
                     value=msg.value,
                     key=msg.key,
@@ -116,6 +215,8 @@ class KafkaSender(Sender):
                 result = KafkaDeliveryError(msg, err)
                 future.set_exception(result)
             else:
+                if self._brokers.down:
+                    self._brokers.up()
                 result = KafkaDelivery(
                     record.topic(), record.partition(), record.offset()
                 )
@@ -173,13 +274,24 @@ class KafkaReceiver(PollingReceiver[Any, KafkaMessage]):
         *,
         partitions: Iterable[int] | None = None,
         on_error: Callable[[Any], None] | None = None,
+        connect_timeout: float = CONNECT_TIMEOUT,
     ) -> None:
-        conf = {"enable.auto.commit": True, **config, "enable.auto.offset.store": False}
+        brokers = _Brokers(str(config.get("bootstrap.servers", "")))
+        conf = _client_config(
+            {"enable.auto.commit": True, **config},
+            brokers,
+            {"enable.auto.offset.store": False},
+        )
         self._manual = str(conf["enable.auto.commit"]).lower() in ("false", "0")
         self._stored = False
         #: (topic, partition) -> the offset the position was set back to (until it is handled)
         self._rewound: dict[tuple[str, int], int] = {}
         self._consumer: Any = confluent_kafka.Consumer(conf)
+        try:
+            _reachable(self._consumer, brokers, connect_timeout)
+        except ConnectFailed:
+            self._consumer.close()
+            raise
         if partitions is None:
             self._consumer.subscribe(list(topics))
         else:
