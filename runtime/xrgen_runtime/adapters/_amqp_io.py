@@ -29,6 +29,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import proton  # type: ignore[import-untyped,import-not-found,unused-ignore]
+from proton import Handler
 from proton.handlers import MessagingHandler  # type: ignore[import-untyped,import-not-found,unused-ignore]
 from proton.reactor import ApplicationEvent, Container, EventInjector  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
@@ -90,6 +91,8 @@ class Io(MessagingHandler):
         self.work: deque[Callable[[], None]] = deque()
         self.signalled = False
         self.timer: Any = None
+        #: the timer of the connect attempt in progress
+        self.watchdog: Any = None
         self._next_url = 0
         self.thread = threading.Thread(target=self._run, name="xrgen-amqp", daemon=True)
 
@@ -143,7 +146,25 @@ class Io(MessagingHandler):
             return
         url = self.urls[self._next_url % len(self.urls)]
         self._next_url += 1
-        self.connection = self.container.connect(url, reconnect=False, **self.options)
+        _log.debug("AMQP: connecting to %s", self.where())
+        connection = self.container.connect(url, reconnect=False, **self.options)
+        self.connection = connection
+        self.watchdog = self.container.schedule(
+            self.timeout, _Watchdog(self, connection)
+        )
+
+    def overdue(self, connection: Any) -> None:
+        """The connect timeout of ``connection`` passed: unless it serves by now, drop its
+        transport (a server that accepted the TCP connection but does not answer)."""
+        if self.up or self.connection is None or connection != self.connection:
+            return
+        self.last_error = f"no answer in {self.timeout}s"
+        transport = connection.transport
+        if transport is not None:
+            transport.close_tail()
+            transport.close_head()
+        else:
+            self._gone(connection)
 
     def on_timer_task(self, event: Any) -> None:
         self._connect()
@@ -154,6 +175,7 @@ class Io(MessagingHandler):
 
     def attached(self) -> None:
         """The links are attached: the connection serves (called by the subclass)."""
+        self._stop_watchdog()
         if not self.up:
             if self.ready.is_set():
                 _log.info("AMQP connection to %s is back", self.where())
@@ -165,17 +187,26 @@ class Io(MessagingHandler):
         self.last_error = _condition(event.transport) or "transport error"
 
     def on_connection_error(self, event: Any) -> None:
-        self.last_error = _condition(event.connection)
-        event.connection.close()
+        self._failed(event.connection, _condition(event.connection))
 
     def on_session_error(self, event: Any) -> None:
-        self.last_error = _condition(event.session)
-        event.connection.close()
+        self._failed(event.connection, _condition(event.session))
 
     def on_link_error(self, event: Any) -> None:
-        self.last_error = _condition(event.link)
-        _log.warning("AMQP link closed by %s: %s", self.where(), self.last_error)
-        event.connection.close()
+        condition = _condition(event.link)
+        _log.warning("AMQP link closed by %s: %s", self.where(), condition)
+        self._failed(event.connection, condition)
+
+    def _failed(self, connection: Any, condition: str) -> None:
+        """The broker closed the connection, a session or a link with an error: close the
+        connection and go on as if it dropped (the broker may never answer the close).
+        """
+        self.last_error = condition
+        connection.close()
+        self._gone(connection)
+
+    def on_transport_closed(self, event: Any) -> None:
+        self._gone(event.connection)
 
     def on_disconnected(self, event: Any) -> None:
         self.last_error = self.last_error or _condition(event.transport)
@@ -194,8 +225,10 @@ class Io(MessagingHandler):
         first connection served, try the next URI or give up)."""
         if self.connection is None or connection != self.connection:
             return
+        _log.debug("AMQP: connection to %s ended: %s", self.where(), self.last_error)
         was_up, self.up = self.up, False
         self.connection = None
+        self._stop_watchdog()
         self.generation += 1
         reason = self.last_error or "connection lost"
         self.lost(reason)
@@ -225,8 +258,14 @@ class Io(MessagingHandler):
         while work:
             work.popleft()()
 
+    def _stop_watchdog(self) -> None:
+        if self.watchdog is not None:
+            self.watchdog.cancel()
+            self.watchdog = None
+
     def _close(self) -> None:
         self.closing = True
+        self._stop_watchdog()
         if self.timer is not None:
             self.timer.cancel()
             self.timer = None
@@ -245,6 +284,17 @@ class Io(MessagingHandler):
 
     def drain(self) -> None:
         """Do the hot-path work handed over (before the queued calls)."""
+
+
+class _Watchdog(Handler):
+    """The timer of one connect attempt (``Io.overdue``)."""
+
+    def __init__(self, io: Io, connection: Any) -> None:
+        self.io = io
+        self.connection = connection
+
+    def on_timer_task(self, event: Any) -> None:
+        self.io.overdue(self.connection)
 
 
 def _where(url: str) -> tuple[str, int]:

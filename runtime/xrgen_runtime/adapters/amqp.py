@@ -289,6 +289,10 @@ class LinkSettings(ReceiverOption, SenderOption):
     def __init__(self, settings: Mapping[str, Any]) -> None:
         self.settings = dict(settings)
 
+    def test(self, link: Any) -> bool:
+        """Both kinds of link (``ReceiverOption.test`` alone would skip sending links)."""
+        return True
+
     def apply(self, link: Any) -> None:
         s = self.settings
         terminus = link.source if link.is_receiver else link.target

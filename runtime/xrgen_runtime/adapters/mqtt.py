@@ -10,7 +10,8 @@ message while its connection is down (``NotConnected``); a message in flight whe
 connection dropped is published again after the reconnect and its future resolves then. The
 receiver acknowledges (PUBACK) a QoS 1 message only after the handler returned, and holds at
 most ``receive_maximum`` unacknowledged messages (MQTT 5 Receive Maximum; an MQTT 3.1.1 broker
-applies its own in-flight limit, Mosquitto's ``max_inflight_messages``). With a ``client_id``
+applies its own in-flight limit, Mosquitto's ``max_inflight_messages``); QoS 0 messages, which
+no window bounds, wait in the network thread while that many are unhandled. With a ``client_id``
 and ``persistent=True`` the broker keeps the session: unacknowledged and queued messages
 survive reconnects and broker restarts, and a message received on a connection that dropped
 before it was handled is left to the broker, which sends it again.
@@ -21,6 +22,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import time
 from collections.abc import Iterable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -374,10 +376,10 @@ def _resolve(future: Future[None], reason: Any) -> None:
 class MqttReceiver(PollingReceiver[tuple[int, Any], MqttMessage]):
     """Subscribe to ``topics`` (filters) and hand each ``MqttMessage`` to the handler.
 
-    Messages are acknowledged after the handler returned (paho ``manual_ack``). The network
-    thread hands messages over through a queue of ``receive_maximum`` places (and waits when
-    it is full), and MQTT 5 connections ask the broker for at most ``receive_maximum``
-    unacknowledged messages: a restart redelivers at most that many. The client reconnects by
+    Messages are acknowledged after the handler returned (paho ``manual_ack``). MQTT 5
+    connections ask the broker for at most ``receive_maximum`` unacknowledged messages, so the
+    network thread hands over at most that many (a QoS 0 message waits while that many are
+    unhandled) and a restart redelivers at most that many. The client reconnects by
     itself (backoff ``reconnect_delay``) and subscribes again when the broker forgot the
     session. With a persistent session, messages received on a connection that has since
     dropped are not handled (the broker sends them again), and a message given back
@@ -396,6 +398,7 @@ class MqttReceiver(PollingReceiver[tuple[int, Any], MqttMessage]):
         "_persistent",
         "_give_back",
         "_closing",
+        "_room",
     )
 
     def __init__(
@@ -425,8 +428,10 @@ class MqttReceiver(PollingReceiver[tuple[int, Any], MqttMessage]):
         self._conn = conn
         self._version = version
         self._persistent = not conn.clean_start
-        #: (connection generation, paho message); bounded: the network thread waits
-        self._inbox: queue.Queue[tuple[int, Any]] = queue.Queue(receive_maximum)
+        #: (connection generation, paho message) handed over by the network thread: QoS > 0
+        #: messages are bounded by the broker's window; a QoS 0 message waits for room
+        self._inbox: queue.Queue[tuple[int, Any]] = queue.Queue()
+        self._room = receive_maximum
         self._generation = 0
         self._give_back = False
         self._closing = False
@@ -469,13 +474,10 @@ class MqttReceiver(PollingReceiver[tuple[int, Any], MqttMessage]):
                 )
 
     def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
-        item = (self._generation, message)
-        while not self._closing:
-            try:
-                self._inbox.put(item, timeout=0.5)
-                return
-            except queue.Full:
-                continue
+        if not message.qos:  # not in the broker's window: wait here, reading no more
+            while self._inbox.qsize() >= self._room and not self._closing:
+                time.sleep(0.005)
+        self._inbox.put((self._generation, message))
 
     def _on_disconnect(self, *args: Any) -> None:
         self._generation += 1  # what was received so far will not be acknowledged

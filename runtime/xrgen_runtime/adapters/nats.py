@@ -200,6 +200,17 @@ async def connect(
     return nc
 
 
+async def _close(nc: Any, drain: bool = False) -> None:
+    """Close (``drain``: after the messages published so far), also when the connection is
+    already lost."""
+    try:
+        await (nc.drain() if drain else nc.close())
+    except _DOWN as exc:
+        _log.debug("NATS close: %s", exc)
+        with contextlib.suppress(*_DOWN):
+            await nc.close()
+
+
 def _refuse(nc: Any, what: str) -> None:
     if not nc.is_connected:
         raise NotConnected(f"NATS connection is down (reconnecting); {what} not sent")
@@ -287,7 +298,7 @@ class NatsSender(AsyncSender):
     async def close(self) -> None:
         """Flush and, when the sender opened it, close the connection."""
         if self._owned:
-            await self._nc.drain()
+            await _close(self._nc, drain=True)
         else:
             await self._nc.flush()
 
@@ -342,7 +353,7 @@ class NatsReceiver(AsyncPollingReceiver[Any, NatsMessage]):
         with contextlib.suppress(*_DOWN):
             await self._sub.unsubscribe()
         if self._owned:
-            await self._nc.close()
+            await _close(self._nc)
 
 
 class JetStreamSender(AsyncSender):
@@ -423,7 +434,7 @@ class JetStreamSender(AsyncSender):
     async def close(self) -> None:
         """Close the connection when the sender opened it."""
         if self._owned:
-            await self._nc.drain()
+            await _close(self._nc, drain=True)
 
 
 def consumer_config(
@@ -552,4 +563,4 @@ class JetStreamReceiver(AsyncPollingReceiver[Any, NatsMessage]):
                 await self._buffer.popleft().nak()
             await self._psub.unsubscribe()
         if self._owned:
-            await self._nc.close()
+            await _close(self._nc)
