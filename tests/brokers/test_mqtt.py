@@ -143,3 +143,26 @@ def test_broker_restart_mid_stream_loses_nothing_acknowledged(
         rx.close()
     assert not sink.dead
     assert not worker.is_alive()
+
+
+def test_a_backlog_waits_in_the_broker_not_in_the_receiver(
+    rt: ModuleType, private_mosquitto: ServerProcess
+) -> None:
+    """A persistent session with thousands of queued messages: the receiver holds at most its
+    Receive Maximum of them unacknowledged, whatever the backlog."""
+    mqtt, ma = codec(rt, "mqtt"), adapter(rt, "mqtt")
+    port, topic, client = private_mosquitto.port, unique("mqtt-backlog"), unique("rx")
+    ma.MqttReceiver(HOST, port, [topic], client_id=client, persistent=True).close()
+    with ma.MqttSender(HOST, port) as tx:
+        event = make_event(rt, rt.MqttBinding(topic=topic, qos=1))
+        for f in [tx.send(mqtt.encode(event)) for _ in range(3000)]:
+            f.result(30)
+    with ma.MqttReceiver(
+        HOST, port, [topic], client_id=client, persistent=True, receive_maximum=40
+    ) as rx:
+        time.sleep(1.0)  # the broker would send the whole backlog if it could
+        assert 0 < rx._inbox.qsize() <= 40
+        sink = make_sink(rt)
+        assert (
+            rx.run(sink.dispatcher.dispatch, max_messages=3000, idle_timeout=10) == 3000
+        )
