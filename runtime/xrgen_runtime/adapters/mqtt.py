@@ -219,6 +219,8 @@ def _connect(client: Any, conn: Connection, on_connect: Any = None) -> None:
 
     def first(c: Any, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
         if connected.is_set():
+            if not reason.is_failure:
+                _log.info("MQTT broker %s:%s: reconnected", conn.host, conn.port)
             if on_connect is not None:
                 on_connect(c, userdata, flags, reason, props)
             return
@@ -227,6 +229,7 @@ def _connect(client: Any, conn: Connection, on_connect: Any = None) -> None:
         connected.set()
 
     client.on_connect = first
+    client.on_disconnect = _dropped
     host, port = conn.host, conn.port
     try:
         if conn.version == "5.0":
@@ -255,6 +258,17 @@ def _connect(client: Any, conn: Connection, on_connect: Any = None) -> None:
         client.disconnect()
         client.loop_stop()
         raise ConnectFailed("MQTT", host, port, f"refused: {refused[0]}")
+
+
+def _dropped(client: Any, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
+    """The connection dropped (not closed by us): one warning; paho reconnects."""
+    host = getattr(client, "host", "")
+    _log.warning(
+        "MQTT broker %s:%s: connection lost (%s); reconnecting",
+        host,
+        client.port,
+        reason,
+    )
 
 
 def _disconnect(client: Any, timeout: float) -> None:
@@ -481,6 +495,7 @@ class MqttReceiver(PollingReceiver[tuple[int, Any], MqttMessage]):
 
     def _on_disconnect(self, *args: Any) -> None:
         self._generation += 1  # what was received so far will not be acknowledged
+        _dropped(*args)
 
     def _poll(self, timeout: float) -> tuple[int, Any] | None:
         if self._give_back:
