@@ -9,8 +9,10 @@ caller's thread (a queue and one wake-up of the container per batch) and the ord
 ``Sending`` pipelines messages and resolves their futures from the broker's dispositions;
 while the connection is down ``send`` raises ``NotConnected`` and the futures of messages in
 flight fail with it (they may or may not have reached the broker: send them again).
-``Receiving`` grants credit only for messages settled (at most ``prefetch`` unsettled, so a
-restart redelivers at most that many) and settles each as soon as the caller acknowledged it;
+``Receiving`` runs in the caller's thread (it drives the container as it asks for messages),
+grants credit only for messages settled (at most ``prefetch`` unsettled, so a restart
+redelivers at most that many) and settles them with the next round of I/O: before the caller
+waits for a message, or every quarter of the window while messages are waiting;
 messages received on a connection that has since dropped are not handled (the broker sends
 them again).
 
@@ -20,8 +22,8 @@ Proton objects are touched in the container's thread only.
 from __future__ import annotations
 
 import logging
-import queue
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
@@ -34,6 +36,7 @@ from proton.handlers import MessagingHandler  # type: ignore[import-untyped,impo
 from proton.reactor import ApplicationEvent, Container, EventInjector  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
 from ._connection import Backoff, ConnectFailed, NotConnected
+from ._future import SendFuture
 
 __all__ = ["AmqpDeliveryError", "Io", "Receiving", "Sending"]
 
@@ -98,14 +101,34 @@ class Io(MessagingHandler):
 
     # ------------------------------------------------------------------ caller's thread
 
+    #: the container runs in a thread of its own (else the caller's thread drives it in
+    #: ``pump``)
+    threaded = True
+
     def start(self) -> None:
         """Connect (the first URI that answers) within the connect timeout."""
-        self.thread.start()
-        if not self.ready.wait(self.timeout) or not self.up:
+        if self.threaded:
+            self.thread.start()
+            self.ready.wait(self.timeout)
+        else:
+            self.container.start()
+            deadline = time.monotonic() + self.timeout
+            while not self.ready.is_set() and self.pump(deadline - time.monotonic()):
+                pass
+        if not self.ready.is_set() or not self.up:
             reason = self.failure or self.last_error or f"no answer in {self.timeout}s"
             self.stop(0.2)
             host, port = _where(self.urls[0])
             raise ConnectFailed("AMQP", host, port, reason)
+
+    def pump(self, timeout: float) -> bool:
+        """Process the connection's events, waiting up to ``timeout`` seconds for the first
+        (not threaded); ``False`` once the container has ended or the time is up."""
+        if timeout < 0:
+            return False
+        self.drain()
+        self.container.timeout = timeout
+        return bool(self.container.process())
 
     def where(self) -> str:
         host, port = _where(self.urls[(self._next_url - 1) % len(self.urls)])
@@ -113,19 +136,30 @@ class Io(MessagingHandler):
 
     def wake(self) -> None:
         """Have the container do the work handed over (one wake-up per batch)."""
-        if not self.signalled:
+        if self.threaded and not self.signalled:
             self.signalled = True
             self.injector.trigger(ApplicationEvent(_WORK))
 
     def call(self, fn: Callable[[], None]) -> None:
-        self.work.append(fn)
-        self.wake()
+        if self.threaded:
+            self.work.append(fn)
+            self.wake()
+        else:
+            fn()
 
     def stop(self, timeout: float) -> None:
-        """Close the connection after the work handed over so far, and end the thread."""
-        if self.thread.is_alive():
-            self.call(self._close)
-            self.thread.join(timeout)
+        """Close the connection after the work handed over so far, and end the thread (not
+        threaded: process the close for up to ``timeout`` seconds)."""
+        if self.threaded:
+            if self.thread.is_alive():
+                self.call(self._close)
+                self.thread.join(timeout)
+            return
+        self.drain()  # the settlements first, then the close
+        self._close()
+        deadline = time.monotonic() + timeout
+        while self.pump(min(0.1, deadline - time.monotonic())):
+            pass
 
     # ------------------------------------------------------------------ container thread
 
@@ -342,7 +376,7 @@ class Sending(Io):
                 raise TimeoutError(
                     f"{self.max_in_flight} AMQP messages unsettled for {timeout}s"
                 )
-        future: Future[None] = Future()
+        future: Future[None] = SendFuture()
         self.sent += 1
         self.outbox.append((address, message, future))
         self.wake()
@@ -505,20 +539,43 @@ class Sending(Io):
 
 class Receiving(Io):
     """The receiving side: one link, credit for at most ``prefetch`` unsettled messages,
-    settlements sent as soon as the caller hands them over (see the module doc)."""
+    settlements sent with the next batch of I/O. The caller's thread drives the container
+    (``next``; settlements every half window while messages wait), as a hand-written proton consumer's handler would: nothing crosses threads.
+    """
+
+    threaded = False
 
     def __init__(self, *args: Any, prefetch: int, dynamic: bool) -> None:
         super().__init__(*args)
         if prefetch < 1:
             raise ValueError("prefetch must be at least 1")
         self.prefetch = prefetch
+        #: messages handed out between two rounds of I/O while more are waiting
+        self.batch = max(1, prefetch // 2)
         self.dynamic = dynamic
         self.link: Any = None
         self.presettled = False
-        #: (generation, delivery, message) received; read by the caller's thread
-        self.inbox: queue.SimpleQueue[tuple[int, Any, Any]] = queue.SimpleQueue()
-        #: (generation, delivery, outcome) handed over by the caller's thread
+        #: (generation, delivery, message) received
+        self.inbox: deque[tuple[int, Any, Any]] = deque()
+        #: (generation, delivery, outcome) of messages handled, to settle
         self.outcomes: deque[tuple[int, Any, int]] = deque()
+        self.since = 0
+
+    def next(self, timeout: float) -> tuple[int, Any, Any] | None:
+        """The next message received, waiting up to ``timeout`` seconds; settlements go out
+        and more messages come in before it when the last ones are used up, or every
+        ``batch`` messages."""
+        inbox = self.inbox
+        if inbox and self.since < self.batch:
+            self.since += 1
+            return inbox.popleft()
+        self.since = 0
+        self.pump(0.0)
+        deadline = time.monotonic() + timeout
+        while not inbox:
+            if not self.pump(deadline - time.monotonic()):
+                return None
+        return inbox.popleft()
 
     def attach(self, connection: Any) -> None:
         self.link = self.container.create_receiver(
@@ -543,12 +600,16 @@ class Receiving(Io):
         if self.presettled:
             delivery.settle()
             self.link.flow(1)
-        self.inbox.put((self.generation, delivery, event.message))
+        self.inbox.append((self.generation, delivery, event.message))
 
     def outcome(self, generation: int, delivery: Any, outcome: int) -> None:
-        """Hand over the outcome of a message (caller's thread)."""
+        """The outcome of a message handled: settled with the next round of I/O."""
         self.outcomes.append((generation, delivery, outcome))
-        self.wake()
+
+    def flush_outcomes(self) -> None:
+        """Send the outcomes so far now."""
+        if self.outcomes:
+            self.pump(0.0)
 
     def drain(self) -> None:
         outcomes = self.outcomes

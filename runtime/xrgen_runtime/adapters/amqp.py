@@ -22,7 +22,6 @@ returned and releases it (``released``: the broker requeues it) when it is given
 
 from __future__ import annotations
 
-import queue
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
 from datetime import UTC, datetime
@@ -460,7 +459,7 @@ class AmqpReceiver(PollingReceiver[Any, AmqpMessage]):
     again).
     """
 
-    __slots__ = ("_io", "_get", "_timeout")
+    __slots__ = ("_io", "_next", "_timeout")
 
     def __init__(
         self,
@@ -485,16 +484,13 @@ class AmqpReceiver(PollingReceiver[Any, AmqpMessage]):
             prefetch=prefetch,
             dynamic=dynamic,
         )
-        self._get = self._io.inbox.get
+        self._next = self._io.next
         self._io.start()
 
     def _poll(self, timeout: float) -> Any:
-        try:
-            item = self._get(timeout=timeout)
-        except queue.Empty:
-            return None
-        if item[0] != self._io.generation:
-            return None  # its connection dropped: the broker sends it again
+        item = self._next(timeout)
+        if item is None or item[0] != self._io.generation:
+            return None  # none, or its connection dropped: the broker sends it again
         return item
 
     def _convert(self, raw: Any) -> AmqpMessage:
@@ -512,6 +508,10 @@ class AmqpReceiver(PollingReceiver[Any, AmqpMessage]):
     def _nack(self, raw: Any) -> None:
         if not self._io.presettled:
             self._io.outcome(raw[0], raw[1], proton.Delivery.RELEASED)
+
+    def _settle(self) -> None:
+        """Send the settlements handed over so far (``run`` returns with them sent)."""
+        self._io.flush_outcomes()
 
     def close(self) -> None:
         """Send the settlements so far, then close the link and the connection (unsettled

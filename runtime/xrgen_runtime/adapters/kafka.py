@@ -1,8 +1,9 @@
 """Kafka adapter (confluent-kafka): ``KafkaSender`` and ``KafkaReceiver`` move ``KafkaMessage``.
 
 The sender never flushes per message: ``send`` enqueues and returns a future resolved by the
-delivery report; a background thread serves delivery reports (``poll``), so futures resolve
-without the caller polling, and ``flush`` waits for everything in flight. The receiver disables
+delivery report; ``send`` serves the reports due (``poll(0)``) and a background thread serves
+them while nothing is sent, so futures resolve without the caller polling, and ``flush``
+waits for everything in flight. The receiver disables
 automatic offset storing and stores a message's offset only after the handler returned; the
 client commits stored offsets in the background and on ``close`` (at-least-once).
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -29,6 +31,7 @@ from .._event import Event
 from ..bindings import KafkaMessage
 from ._connection import CONNECT_TIMEOUT, ConnectFailed, NotConnected
 from ._encoding import Encoder, encoder_or_refusal
+from ._future import SendFuture
 from ._loop import PollingReceiver
 from ._sender import Sender
 
@@ -43,6 +46,8 @@ __all__ = [
 
 _PARTITION_UA: int = -1  # librdkafka's "unassigned": let the partitioner choose
 _log = logging.getLogger("xrgen_runtime.adapters.kafka")
+#: seconds without a ``send`` after which the sender's thread serves delivery reports
+_IDLE = 0.05
 _DOWN = confluent_kafka.KafkaError._ALL_BROKERS_DOWN
 
 
@@ -142,6 +147,7 @@ class KafkaSender(Sender):
         "_encode",
         "_brokers",
         "_produce",
+        "_sending",
     )
 
     def __init__(
@@ -161,14 +167,21 @@ class KafkaSender(Sender):
         self._on_delivery = on_delivery
         self._encode = encoder_or_refusal(encoder, KafkaMessage, "KafkaSender")
         self._closed = threading.Event()
+        #: when ``send`` last ran (it serves delivery reports itself meanwhile)
+        self._sending = 0.0
         self._poller = threading.Thread(
             target=self._poll_loop, name="xrgen-kafka-poll", daemon=True
         )
         self._poller.start()
 
     def _poll_loop(self) -> None:
+        """Serve delivery reports while nothing is being sent (``send`` serves them as it
+        goes: one thread takes the GIL for them, not two in turn)."""
         while not self._closed.is_set():
-            self._producer.poll(0.1)
+            if time.monotonic() - self._sending < _IDLE:
+                self._closed.wait(_IDLE)
+                continue
+            self._producer.poll(_IDLE)
             if self._brokers.down:  # ask until a broker answers
                 try:
                     self._producer.list_topics(timeout=1.0)
@@ -186,12 +199,14 @@ class KafkaSender(Sender):
             raise NotConnected(
                 f"Kafka brokers {self._brokers.servers} unreachable (reconnecting); not sent"
             )
-        future: Future[KafkaDelivery] = Future()
+        future: Future[KafkaDelivery] = SendFuture()
         callback = self._callback(msg, future)
         partition = _PARTITION_UA if msg.partition is None else msg.partition
+        produce, poll = self._produce, self._producer.poll
+        self._sending = time.monotonic()
         while True:
             try:
-                self._produce(
+                produce(
                     msg.topic,
                     value=msg.value,
                     key=msg.key,
@@ -200,8 +215,9 @@ class KafkaSender(Sender):
                     on_delivery=callback,
                 )
                 break
-            except BufferError:  # local queue full: wait for deliveries, then retry
-                self._closed.wait(0.01)
+            except BufferError:  # local queue full: serve deliveries, then retry
+                poll(0.01)
+        poll(0)  # the delivery reports due by now
         return future
 
     def _callback(

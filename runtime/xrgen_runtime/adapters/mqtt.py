@@ -38,6 +38,7 @@ from .._event import Event
 from ..bindings import MqttMessage
 from ._connection import CONNECT_TIMEOUT, ConnectFailed, NotConnected
 from ._encoding import Encoder, encoder_or_refusal
+from ._future import SendFuture
 from ._loop import PollingReceiver
 from ._sender import Sender
 
@@ -358,7 +359,7 @@ class MqttSender(Sender):
         info = self._publish(msg.topic, msg.payload, msg.qos, msg.retain, props)
         if info.rc == paho.MQTT_ERR_QUEUE_SIZE:
             raise BufferError("paho's outgoing queue is full")
-        future: Future[None] = Future()
+        future: Future[None] = SendFuture()
         with self._lock:
             if info.mid in self._early:
                 reason = self._early.pop(info.mid)
@@ -444,7 +445,7 @@ class MqttReceiver(PollingReceiver[tuple[int, Any], MqttMessage]):
         self._persistent = not conn.clean_start
         #: (connection generation, paho message) handed over by the network thread: QoS > 0
         #: messages are bounded by the broker's window; a QoS 0 message waits for room
-        self._inbox: queue.Queue[tuple[int, Any]] = queue.Queue()
+        self._inbox: queue.SimpleQueue[tuple[int, Any]] = queue.SimpleQueue()
         self._room = receive_maximum
         self._generation = 0
         self._give_back = False

@@ -17,6 +17,7 @@ from typing import Any
 import pulsar as pulsar_client  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
 from ..bindings import PulsarMessage
+from ._future import SendFuture
 from ._loop import PollingReceiver
 from ._sender import Pending, Sender
 
@@ -65,7 +66,7 @@ class PulsarSender(Sender):
 
     def send(self, msg: PulsarMessage) -> Future[Any]:
         """Send ``msg`` asynchronously; the future resolves with its ``MessageId``."""
-        future: Future[Any] = Future()
+        future: Future[Any] = SendFuture()
 
         def done(result: Any, message_id: Any) -> None:
             if result == pulsar_client.Result.Ok:
