@@ -283,6 +283,26 @@ class Case:
         d.on(MESSAGE)(handle)
         return d
 
+    def receiver_args(self, name: str) -> dict[str, Any]:
+        """More keyword arguments of the endpoint's receiver."""
+        return {}
+
+    def produce_xrgen(self, n: int, name: str) -> float:
+        with self.pkg.ENDPOINTS[self.out].sender(**self.where(name)) as s:
+            start = time.perf_counter()
+            for _ in range(n):
+                s.send(self.create(PAYLOAD))
+            s.flush()
+            return time.perf_counter() - start
+
+    def consume_xrgen(self, n: int, name: str) -> float:
+        done, times = threading.Event(), []
+        d = self.dispatcher(n, done, times)
+        receiver = self.pkg.ENDPOINTS[self.into].receiver
+        with receiver(**self.where(name), **self.receiver_args(name)) as r:
+            self.serve(r, d, n, times)
+        return times[1] - times[0]
+
     def hand_event(self) -> tuple[dict[str, str], bytes]:
         return attributes(), self.model(**PAYLOAD).model_dump_json().encode()
 
@@ -354,14 +374,6 @@ class Mqtt(Case):
         connected.wait(10)
         return c
 
-    def produce_xrgen(self, n: int, name: str) -> float:
-        with self.pkg.ENDPOINTS[self.out].sender(**self.where(name)) as s:
-            start = time.perf_counter()
-            for _ in range(n):
-                s.send(self.create(PAYLOAD))
-            s.flush()
-            return time.perf_counter() - start
-
     def produce_hand(self, n: int, name: str) -> float:
         from paho.mqtt.packettypes import PacketTypes
         from paho.mqtt.properties import Properties
@@ -398,13 +410,8 @@ class Mqtt(Case):
         c.loop_stop()
         self.produce_hand(n, name)
 
-    def consume_xrgen(self, n: int, name: str) -> float:
-        done, times = threading.Event(), []
-        d = self.dispatcher(n, done, times)
-        with self.pkg.ENDPOINTS[self.into].receiver(**self.where(name),
-                                                    client_id=f"s-{name}") as r:  # fmt: skip
-            self.serve(r, d, n, times)
-        return times[1] - times[0]
+    def receiver_args(self, name: str) -> dict[str, Any]:
+        return {"client_id": f"s-{name}"}
 
     def consume_hand(self, n: int, name: str) -> float:
         done, times, count = threading.Event(), [], [0]
@@ -443,14 +450,6 @@ class Amqp(Case):
 
     def where(self, name: str) -> dict[str, str]:
         return {**super().where(name), "username": "guest", "password": "guest"}
-
-    def produce_xrgen(self, n: int, name: str) -> float:
-        with self.pkg.ENDPOINTS[self.out].sender(**self.where(name)) as s:
-            start = time.perf_counter()
-            for _ in range(n):
-                s.send(self.create(PAYLOAD))
-            s.flush()
-            return time.perf_counter() - start
 
     def produce_hand(self, n: int, name: str) -> float:
         import proton
@@ -492,13 +491,6 @@ class Amqp(Case):
     def fill(self, n: int, name: str) -> None:
         self.produce_hand(n, name)
 
-    def consume_xrgen(self, n: int, name: str) -> float:
-        done, times = threading.Event(), []
-        d = self.dispatcher(n, done, times)
-        with self.pkg.ENDPOINTS[self.into].receiver(**self.where(name)) as r:
-            self.serve(r, d, n, times)
-        return times[1] - times[0]
-
     def consume_hand(self, n: int, name: str) -> float:
         from proton.handlers import MessagingHandler
         from proton.reactor import Container
@@ -534,14 +526,6 @@ class Kafka(Case):
     out, into = "b.kafka.out", "b.kafka.in"
     CONSUMER = {"session.timeout.ms": 6000}
 
-    def produce_xrgen(self, n: int, name: str) -> float:
-        with self.pkg.ENDPOINTS[self.out].sender(**self.where(name)) as s:
-            start = time.perf_counter()
-            for _ in range(n):
-                s.send(self.create(PAYLOAD))
-            s.flush()
-            return time.perf_counter() - start
-
     def produce_hand(self, n: int, name: str) -> float:
         import confluent_kafka
 
@@ -573,13 +557,8 @@ class Kafka(Case):
     def fill(self, n: int, name: str) -> None:
         self.produce_hand(n, name)
 
-    def consume_xrgen(self, n: int, name: str) -> float:
-        done, times = threading.Event(), []
-        d = self.dispatcher(n, done, times)
-        with self.pkg.ENDPOINTS[self.into].receiver(**self.where(name),
-                                                    config=self.CONSUMER) as r:  # fmt: skip
-            self.serve(r, d, n, times)
-        return times[1] - times[0]
+    def receiver_args(self, name: str) -> dict[str, Any]:
+        return {"config": self.CONSUMER}
 
     def consume_hand(self, n: int, name: str) -> float:
         import confluent_kafka
@@ -652,6 +631,10 @@ class Nats(Case):
     def fill(self, n: int, name: str) -> None:
         """Core NATS keeps nothing: each consumer fills its own subscription."""
 
+    async def before_consume(self, n: int, name: str) -> None:
+        """Core NATS keeps nothing: the subscription is filled while the receiver runs."""
+        await self._publish(n, name)
+
     async def _publish(self, n: int, name: str) -> None:
         import nats
 
@@ -668,7 +651,7 @@ class Nats(Case):
 
         async def main() -> None:
             async with self.pkg.ENDPOINTS[self.into].receiver(**self.where(name)) as r:
-                await self._publish(n, name)
+                await self.before_consume(n, name)
                 await self.serve_async(r, d, n, times)
 
         self.run(main())
@@ -731,16 +714,8 @@ class JetStream(Nats):
     def fill(self, n: int, name: str) -> None:
         self.produce_hand(n, name)
 
-    def consume_xrgen(self, n: int, name: str) -> float:
-        done, times = threading.Event(), []
-        d = self.dispatcher(n, done, times)
-
-        async def main() -> None:
-            async with self.pkg.ENDPOINTS[self.into].receiver(**self.where(name)) as r:
-                await self.serve_async(r, d, n, times)
-
-        self.run(main())
-        return times[1] - times[0]
+    async def before_consume(self, n: int, name: str) -> None:
+        """The stream holds what ``fill`` sent."""
 
     def consume_hand(self, n: int, name: str) -> float:
         import nats
