@@ -16,6 +16,7 @@ SCRIPTS = [
     "bench_codecs.py",
     "bench_dispatch.py",
     "bench_endpoints.py",
+    "bench_brokers.py",
     "bench_templates.py",
     "bench_spark.py",
     "spark_ablation.py",

@@ -47,8 +47,8 @@ NATS = Protocol(
     connection=frozenset(
         {
             "queue", "queue-group", "queue_group", "stream", "durable", "consumer",
-            # rc4 endpoint options (generator/endpoints reads them on endpoints)
-            "subjectfilter", "queuegroup",
+            # endpoint options (generator/endpoints reads them on endpoints)
+            "subjectfilter", "queuegroup", "jetstream",
         }
     ),  # fmt: skip
     is_filter=_is_filter,

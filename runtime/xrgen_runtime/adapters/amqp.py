@@ -33,7 +33,8 @@ from proton.reactor import ReceiverOption, SenderOption  # type: ignore[import-u
 
 from .._event import Event
 from ..bindings import AmqpMessage
-from ._amqp_io import AmqpDeliveryError, Receiving, Sending
+from ._amqp_io import AmqpDeliveryError
+from ._amqp_links import Receiving, Sending
 from ._connection import CONNECT_TIMEOUT, NotConnected
 from ._encoding import Encoder, encoder_or_refusal
 from ._loop import PollingReceiver
