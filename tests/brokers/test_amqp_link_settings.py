@@ -25,6 +25,7 @@ def test_amqp_link_settings_become_proton_terminus_settings() -> None:
         "sender_settle_mode": "settled",
         "receiver_settle_mode": "second",
     })
+    assert settings.test(receiver) and settings.test(sender)  # proton applies it to both
     settings.apply(receiver)
     settings.apply(sender)
     source, target = receiver.source, sender.target

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from netutil import free_port
-from xrgen_runtime.endpoints import MissingCredential, env_names
+from xrgen_runtime.endpoints import EndpointConnectFailed, MissingCredential, env_names
 
 from .conftest import HOST, ServerProcess, _need_binary, running, unique
 from .endpoints_catalog import Inbox, endpoints_fixture, order, svc_fixture  # noqa: F401
@@ -99,7 +99,8 @@ def test_mqtt_credentials_from_the_environment(
             s.send(order(svc, 7)).result(10)
         assert r.run(inbox.dispatcher.dispatch, max_messages=1, idle_timeout=10) == 1
     assert inbox.ids() == ["o-7"]
-    with pytest.raises(ConnectionRefusedError) as refused:
+    with pytest.raises(EndpointConnectFailed, match=r"'svc.mqtt.secure.out': cannot connect to "
+                       r"127.0.0.1:\d+: refused: Not authorized") as refused:
         out.sender(**where, password="wrong")
     assert PASSWORD not in str(refused.value)
     assert PASSWORD not in repr(out.config(**where))

@@ -333,8 +333,9 @@ def test_amqp_link_settings_reach_the_broker(
         futures = [s.send(order(svc, i)) for i in range(3)]
     assert all(f.done() and f.result().destination for f in futures)  # Receipt
     inbox = Inbox(EP["svc.amqp.in"])
-    with EP["svc.amqp.in"].receiver(
-        **amqp_where, receiver_settle_mode="first", distribution_mode="move"
+    with EP["svc.amqp.in"].receiver(  # the same durable queue the sender declared
+        **amqp_where, receiver_settle_mode="first", distribution_mode="move",
+        terminus_durability="configuration",
     ) as r:
         assert r.run(inbox.dispatcher.dispatch, max_messages=3, idle_timeout=10) == 3
     assert inbox.ids() == ["o-0", "o-1", "o-2"]

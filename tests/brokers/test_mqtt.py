@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from types import ModuleType
 from typing import Any
 
@@ -122,9 +123,13 @@ def test_broker_restart_mid_stream_loses_nothing_acknowledged(
     try:
         futures = [tx.send(mqtt.encode(e)) for e in events[:20]]
         private_mosquitto.restart()
-        futures += [
-            tx.send(mqtt.encode(e)) for e in events[20:]
-        ]  # queued while reconnecting
+        for e in events[20:]:  # refused at once while the sender reconnects
+            while True:
+                try:
+                    futures.append(tx.send(mqtt.encode(e)))
+                    break
+                except ma.NotConnected:
+                    time.sleep(0.05)
         for f in futures:
             f.result(30)  # every message acknowledged by the broker
         wanted = {e.attributes["id"] for e in events}
@@ -138,3 +143,26 @@ def test_broker_restart_mid_stream_loses_nothing_acknowledged(
         rx.close()
     assert not sink.dead
     assert not worker.is_alive()
+
+
+def test_a_backlog_waits_in_the_broker_not_in_the_receiver(
+    rt: ModuleType, private_mosquitto: ServerProcess
+) -> None:
+    """A persistent session with thousands of queued messages: the receiver holds at most its
+    Receive Maximum of them unacknowledged, whatever the backlog."""
+    mqtt, ma = codec(rt, "mqtt"), adapter(rt, "mqtt")
+    port, topic, client = private_mosquitto.port, unique("mqtt-backlog"), unique("rx")
+    ma.MqttReceiver(HOST, port, [topic], client_id=client, persistent=True).close()
+    with ma.MqttSender(HOST, port) as tx:
+        event = make_event(rt, rt.MqttBinding(topic=topic, qos=1))
+        for f in [tx.send(mqtt.encode(event)) for _ in range(3000)]:
+            f.result(30)
+    with ma.MqttReceiver(
+        HOST, port, [topic], client_id=client, persistent=True, receive_maximum=40
+    ) as rx:
+        time.sleep(1.0)  # the broker would send the whole backlog if it could
+        assert 0 < rx._inbox.qsize() <= 40
+        sink = make_sink(rt)
+        assert (
+            rx.run(sink.dispatcher.dispatch, max_messages=3000, idle_timeout=10) == 3000
+        )

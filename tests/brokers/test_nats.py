@@ -194,3 +194,31 @@ def test_jetstream_restart_mid_stream_loses_nothing_acknowledged(
     assert len(acknowledged) == 40
     assert acknowledged <= sink.ids()
     assert not sink.dead
+
+
+def test_a_core_receiver_that_falls_behind_drops_the_excess(
+    rt: ModuleType, nats_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Core NATS is at most once: the subscription holds ``pending_messages`` messages not
+    yet handled, and drops what comes beyond them (a warning: slow consumer)."""
+    na = adapter(rt, "nats")
+    subject = unique("nats-slow").replace("-", "_")
+
+    async def main() -> int:
+        rx = await na.NatsReceiver.connect(nats_url, subject, pending_messages=100)
+        tx = await na.NatsSender.connect(nats_url)
+        for i in range(500):
+            await tx.send(rt.NatsMessage(subject=subject, payload=str(i).encode()))
+        await tx.flush()
+        await tx.close()
+        await asyncio.sleep(0.5)
+        received = 0
+        while await rx._poll(0.2) is not None:
+            received += 1
+        await rx.close()
+        return received
+
+    with caplog.at_level("WARNING", logger="xrgen_runtime.adapters"):
+        received = asyncio.run(main())
+    assert 100 <= received < 500
+    assert any("slow consumer" in r.getMessage() for r in caplog.records)

@@ -52,6 +52,7 @@ def _value(name: str, option: protocols.EndpointOption) -> Any:
         "anymap": {"k": 1},
         "strings": ["a"],
         "headers": [{"name": "x-a", "value": "v"}],
+        "any": True,  # NATS jetstream (xrgen's; true or an object of its settings)
     }[option.kind]
 
 

@@ -579,13 +579,51 @@ def test_every_authorization_type_per_client_library(
 # ------------------------------------------------------------------ more promises of the docs
 
 
-def test_placeholder_values_are_inserted_as_given() -> None:
-    ep = make("MQTT/5.0", ("producer",), ("mqtt://{host}",), {"willtopic": "gone/{who}"})
-    assert ep.config(host="b", who="a b/c")["host"] == "b"
+@pytest.mark.parametrize("value", ["north fleet", "jobs/eu", "été ☃", "a+b#c*>", "plain-1.x_~"])
+def test_placeholder_values_are_percent_encoded_as_the_producers_encode_them(value: str) -> None:
+    """One rule for every role: an endpoint's URIs and options expand a placeholder as a
+    message template does (RFC 6570 level 1), so a subscription names what a producer
+    publishes to; HTTP headers and query parameters take the value as given."""
+    from xrgen_runtime._uritemplate import UriTemplate
     from xrgen_runtime.endpoints._resolve import resolve
 
-    settings = resolve(ep, "producer", {"host": "b", "who": "a b/c"})
-    assert settings.options["willtopic"] == "gone/a b/c"
+    topic = UriTemplate("fleet/{who}/orders").expand({"who": value})  # the producer's
+    out = make("MQTT/5.0", ("producer",), ("mqtt://{host}",), {"topic": "fleet/{who}/orders"})
+    sub = make("MQTT/5.0", ("subscriber",), ("mqtt://{host}",), {"topicfilter": "fleet/{who}/orders"})
+    assert resolve(out, "producer", {"host": "b", "who": value}).options["topic"] == topic
+    assert sub.config(host="b", who=value)["topics"] == [topic]
+    path = make("MQTT/5.0", ("subscriber",), ("mqtt://b/fleet/{who}/orders",), {})
+    assert path.config(who=value)["topics"] == [topic]  # a URI path: as written, not decoded
+    # the server part of a URI (and a bootstrap server) names no address: as given
+    kafka = make("KAFKA", ("producer",), ("{broker}",), {"topic": "t"})
+    assert kafka.config(broker="h:9092")["bootstrap.servers"] == "h:9092"
+    assert make("MQTT/5.0", ("producer",), ("mqtt://{host}:{port}",), {}).config(
+        host="h", port="1884")["port"] == 1884
+    amqp = make("AMQP/1.0", ("consumer",), ("amqp://b",), {"node": "/amq/queue/{who}"})
+    assert amqp.config(who=value)["address"] == UriTemplate("/amq/queue/{who}").expand({"who": value})
+    http = make(
+        "HTTP", ("consumer",), ("http://b/hooks/{who}",),
+        {"headers": [{"name": "X-Who", "value": "{who}"}], "query": {"who": "{who}"}},
+    )
+    config = http.config(who=value)
+    assert config["base_url"] == UriTemplate("http://b:80/hooks/{who}/").expand({"who": value})
+    assert config["headers"] == [("X-Who", value)] and config["params"] == [("who", value)]
+
+
+def test_an_address_the_protocol_forbids_is_refused_naming_the_placeholder() -> None:
+    kafka = make("KAFKA", ("producer",), ("b:9092",), {"topic": "orders-{region}"})
+    assert kafka.config(region="eu.1_x-y") is not None
+    with pytest.raises(EndpointError, match=r"topic 'orders-north%20fleet' \(from \{region\}='north fleet', "
+                       r"percent-encoded\) is not a Kafka topic name"):
+        from xrgen_runtime.endpoints._resolve import resolve
+
+        settings = resolve(kafka, "producer", {"region": "north fleet"})
+        settings.support.encoder(settings)
+    nats = make("NATS", ("subscriber",), ("nats://b:4222",), {"subjectfilter": "orders.{region}.>"})
+    assert nats.config(region="a b")["subject"] == "orders.a%20b.>"
+    with pytest.raises(EndpointError, match=r"subjectfilter 'orders\.\.>' \(from \{region\}='', "
+                       r"percent-encoded\) has an empty token"):
+        nats.config(region="")
 
 
 def test_content_mode_from_the_catalog_or_the_argument(acme: ModuleType) -> None:
@@ -633,3 +671,31 @@ def test_mqtt_websocket_and_tls_uris() -> None:
     config = make("MQTT/5.0", ("producer",), ("wss://broker/mqtt",), {}).config()
     assert config["transport"] == "websockets" and config["ws_path"] == "/mqtt"
     assert config["port"] == 443 and config["tls"] == {}
+
+
+def test_nats_jetstream_option_configures_the_stream_and_the_durable_consumer() -> None:
+    options = {
+        "subjectfilter": "jobs.{tenant}.>",
+        "jetstream": {"stream": "JOBS_{tenant}", "create": True, "storage": "file", "maxage": 60,
+                      "durable": "w-{tenant}", "ackwait": 2.5, "maxdeliver": 5,
+                      "maxackpending": 20, "backoff": [1, 2], "deliverpolicy": "new"},
+    }
+    ep = make("NATS", ("consumer",), ("nats://h:4222",), options)
+    config = ep.config(tenant="t 1")
+    assert {k: config[k] for k in ("subject", "stream", "create", "durable", "consumer",
+                                   "stream_settings")} == {
+        "subject": "jobs.t%201.>", "stream": "JOBS_t%201", "create": True, "durable": "w-t%201",
+        "consumer": {"ack_wait": 2.5, "max_deliver": 5, "max_ack_pending": 20,
+                     "backoff": (1, 2), "deliver_policy": "new"},
+        "stream_settings": {"storage": "file", "max_age": 60},
+    }
+    assert "queue" not in config
+    core = make("NATS", ("consumer",), ("nats://h:4222",), {"subjectfilter": "a", "queuegroup": "q"})
+    assert core.config()["queue"] == "q" and "durable" not in core.config()
+    assert core.config(durable="d")["durable"] == "d"  # an argument selects JetStream
+    with pytest.raises(EndpointError, match="pulls from a durable consumer"):
+        core.config(jetstream=True)
+    with pytest.raises(EndpointError, match="jetstream setting 'bogus' is not one of"):
+        core.config(jetstream={"durable": "d", "bogus": 1})
+    out = make("NATS", ("producer",), ("nats://h:4222",), {"subject": "a.b", "jetstream": True})
+    assert out.config()["jetstream"] is True and "durable" not in out.config()

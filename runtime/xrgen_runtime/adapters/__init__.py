@@ -29,6 +29,12 @@ Uniform API (every module; docs/serving.md):
 - ``_bridge`` gives each the other shape: a blocking one for the asyncio NATS adapters, an
   asyncio one for the blocking adapters.
 
+Connections (``_connection``): every client connects within a connect timeout or raises
+``ConnectFailed`` naming the server; it reconnects by itself with backoff when the connection
+drops; a sender raises ``NotConnected`` at once while it is down. A receiver holds a bounded
+window of unacknowledged messages (AMQP ``prefetch``, MQTT ``receive_maximum``, JetStream
+``max_ack_pending``), so a restart redelivers at most that window.
+
 Endpoints (``xrgen_runtime.endpoints``) configure these adapters from a catalog; each binding's
 knowledge of that lives in ``_<binding>_endpoint.py`` beside its adapter.
 
@@ -44,12 +50,13 @@ Modules:
   after handling, persistent session with ``client_id``); both take the ``Connection``
   settings (clean start, session expiry, login, TLS, websockets, will).
 - ``amqp``: ``AmqpSender(url, address=None, link=...)``, ``AmqpReceiver(url, address,
-  link=...)`` (python-qpid-proton; properties, application-properties with native AMQP types,
-  message annotations and header are preserved; accept after handling, release on failure;
-  ``LinkSettings``: terminus and settle settings; ``connect``: SASL, TLS, properties).
+  link=...)`` (python-qpid-proton, one connection thread per client (``_amqp_io``);
+  properties, application-properties with native AMQP types, message annotations and header
+  are preserved; accept after handling, release on failure; ``LinkSettings``: terminus and
+  settle settings; ``connect_options``: SASL, TLS, properties).
 - ``nats``: async. ``NatsSender``, ``NatsReceiver`` (core NATS) and ``JetStreamSender``,
   ``JetStreamReceiver`` (durable pull consumer, ack after handling, nak on failure);
-  ``await X.connect(servers, ...)``.
+  ``await X.connect(servers, ...)``; ``ensure_stream`` (create a stream or ``JetStreamError``).
 - ``http``: ``HttpSender(base_url)`` / ``AsyncHttpSender(base_url)`` (httpx; ``send`` returns the
   response as an ``HttpMessage`` with ``status``), ``AsgiReceiver(on_message)``, an ASGI 3
   application that turns each request into an ``HttpMessage`` and answers 202 (or the

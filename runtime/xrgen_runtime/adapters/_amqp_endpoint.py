@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..endpoints._credentials import classify
 from ..endpoints._errors import EndpointError
-from ..endpoints._uris import Scheme, addresses
+from ..endpoints._uris import Scheme, addresses, connected
 
 if TYPE_CHECKING:
     from .._event import Event
@@ -44,6 +44,8 @@ OPTIONS = frozenset(
 )
 #: ``connect_timeout`` (seconds), ``prefetch`` (receiver credit), ``max_in_flight`` (sender)
 CLIENT_ARGS = frozenset({"connect_timeout", "prefetch", "max_in_flight"})
+#: placeholders are percent-encoded in every option, as in the message templates they meet
+VERBATIM: frozenset[str] = frozenset()
 RECEIVER_ROLES = ("consumer", "subscriber")
 CLIENT = "python-qpid-proton"
 
@@ -182,11 +184,19 @@ def sender(settings: Settings) -> Any:
     from .amqp import AmqpSender
 
     encode = checked_encoder(settings, encoder(settings))
-    return AmqpSender(**config(settings), encoder=encode)
+    kwargs = config(settings)
+    return connected(
+        settings, _servers(kwargs), lambda: AmqpSender(**kwargs, encoder=encode)
+    )
 
 
 def receiver(settings: Settings) -> Any:
     """An ``AmqpReceiver`` attached to the endpoint's node as source."""
     from .amqp import AmqpReceiver
 
-    return AmqpReceiver(**config(settings))
+    kwargs = config(settings)
+    return connected(settings, _servers(kwargs), lambda: AmqpReceiver(**kwargs))
+
+
+def _servers(kwargs: dict[str, Any]) -> str:
+    return ", ".join(url.split("://", 1)[-1] for url in kwargs["url"])

@@ -38,10 +38,14 @@ OPTIONS = frozenset(
         "plainpasswordfield",
     }
 )
-#: ``timeout`` (seconds), ``asynchronous`` (sender: ``AsyncHttpSender``), ``on_message``
-#: (the ASGI receiver's handler, e.g. ``dispatcher.dispatch_async``), ``client_options``
-#: (more ``httpx.Client`` keyword arguments)
-CLIENT_ARGS = frozenset({"timeout", "asynchronous", "on_message", "client_options"})
+#: ``timeout`` and ``connect_timeout`` (seconds), ``asynchronous`` (sender:
+#: ``AsyncHttpSender``), ``on_message`` (the ASGI receiver's handler, e.g.
+#: ``dispatcher.dispatch_async``), ``client_options`` (more ``httpx.Client`` keyword arguments)
+CLIENT_ARGS = frozenset(
+    {"timeout", "connect_timeout", "asynchronous", "on_message", "client_options"}
+)
+#: HTTP header and query values are fields the client encodes itself (and may carry credentials)
+VERBATIM = frozenset({"headers", "query"})
 RECEIVER_ROLES = ("consumer", "producer")
 CLIENT = "httpx"
 
@@ -142,8 +146,9 @@ def config(settings: Settings) -> dict[str, Any]:
         kwargs["cert"] = (get("cert_file"), get("key_file"), get("key_password"))
     if get("ca_file"):
         kwargs["verify"] = get("ca_file")
-    if settings.client.get("timeout") is not None:
-        kwargs["timeout"] = settings.client["timeout"]
+    for name in ("timeout", "connect_timeout"):
+        if settings.client.get(name) is not None:
+            kwargs[name] = settings.client[name]
     kwargs.update(settings.client.get("client_options") or {})
     return kwargs
 

@@ -7,6 +7,7 @@ No client library is imported here: ``config`` builds the confluent-kafka dictio
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -36,8 +37,10 @@ OPTIONS = frozenset(
     }
 )
 #: ``config``: more confluent-kafka settings (win over the catalog's); ``on_delivery`` of the
-#: sender, ``on_error`` of the receiver (``adapters.kafka``)
-CLIENT_ARGS = frozenset({"config", "on_delivery", "on_error"})
+#: sender, ``on_error`` of the receiver (``adapters.kafka``); ``connect_timeout`` (seconds)
+CLIENT_ARGS = frozenset({"config", "on_delivery", "on_error", "connect_timeout"})
+#: placeholders are percent-encoded in every option, as in the message templates they meet
+VERBATIM: frozenset[str] = frozenset()
 RECEIVER_ROLES = ("consumer", "subscriber")
 CLIENT = "confluent-kafka"
 
@@ -54,6 +57,8 @@ _SCHEMES = {
     "SSL": True,
     "SASL_SSL": True,
 }
+#: what Kafka allows in a topic name (kafka.common.internals.Topic)
+_TOPIC = re.compile(r"[A-Za-z0-9._-]{1,249}")
 #: lifetime reported to librdkafka for a static OAUTHBEARER token (it asks again before)
 _TOKEN_LIFETIME = 3600.0
 
@@ -167,6 +172,21 @@ def _oauth(
         )
 
 
+def topic(settings: Settings) -> str | None:
+    """The endpoint's topic, checked against Kafka's topic-name rule (an ``EndpointError``
+    names the placeholder values that broke it)."""
+    value = settings.option("topic")
+    if value is None:
+        return None
+    if not _TOPIC.fullmatch(str(value)):
+        raise settings.refuse(
+            "topic",
+            value,
+            "is not a Kafka topic name (1 to 249 letters, digits, '.', '_', '-')",
+        )
+    return str(value)
+
+
 def config(settings: Settings) -> dict[str, Any]:
     """The confluent-kafka configuration of the endpoint's producer or consumer."""
     servers, tls = _bootstrap(settings)
@@ -201,7 +221,7 @@ def encoder(settings: Settings) -> Callable[[Event[Any]], KafkaMessage]:
     from ..bindings import kafka as codec
 
     mode = settings.mode
-    topic = settings.option("topic")
+    default_topic = topic(settings)
     key_text = settings.option("key")
     key = key_text.encode() if isinstance(key_text, str) else None
     partition = settings.option("partition")
@@ -215,7 +235,7 @@ def encoder(settings: Settings) -> Callable[[Event[Any]], KafkaMessage]:
             return codec.encode(
                 event,
                 mode,
-                topic=None if b.topic else topic,
+                topic=None if b.topic else default_topic,
                 key=key if b.key is None else None,
                 partition=partition if b.partition is None else None,
                 headers=b.headers + extra if extra else None,
@@ -223,7 +243,7 @@ def encoder(settings: Settings) -> Callable[[Event[Any]], KafkaMessage]:
         return codec.encode(
             event,
             mode,
-            topic=topic,
+            topic=default_topic,
             key=key,
             partition=partition,
             headers=extra or None,
@@ -235,24 +255,44 @@ def encoder(settings: Settings) -> Callable[[Event[Any]], KafkaMessage]:
 def sender(settings: Settings) -> Any:
     """A ``KafkaSender`` with the endpoint's producer configuration and encoder."""
     from ..endpoints._encode import checked_encoder
+    from ..endpoints._uris import connected
     from .kafka import KafkaSender
 
-    return KafkaSender(
-        config(settings),
-        on_delivery=settings.client.get("on_delivery"),
-        encoder=checked_encoder(settings, encoder(settings)),
+    conf = config(settings)
+    encode = checked_encoder(settings, encoder(settings))
+    return connected(
+        settings,
+        conf["bootstrap.servers"],
+        lambda: KafkaSender(
+            conf,
+            on_delivery=settings.client.get("on_delivery"),
+            encoder=encode,
+            **_timeout(settings),
+        ),
     )
+
+
+def _timeout(settings: Settings) -> dict[str, Any]:
+    given = settings.client.get("connect_timeout")
+    return {} if given is None else {"connect_timeout": float(given)}
 
 
 def receiver(settings: Settings) -> Any:
     """A ``KafkaReceiver`` in the endpoint's consumer group, on its topic (and partition)."""
+    from ..endpoints._uris import connected
     from .kafka import KafkaReceiver
 
-    topic = settings.require("topic", "the topic to consume")
+    settings.require("topic", "the topic to consume")
     partition = settings.option("partition")
-    return KafkaReceiver(
-        config(settings),
-        [topic],
-        partitions=None if partition is None else [int(partition)],
-        on_error=settings.client.get("on_error"),
+    conf = config(settings)
+    return connected(
+        settings,
+        conf["bootstrap.servers"],
+        lambda: KafkaReceiver(
+            conf,
+            [topic(settings) or ""],
+            partitions=None if partition is None else [int(partition)],
+            on_error=settings.client.get("on_error"),
+            **_timeout(settings),
+        ),
     )

@@ -43,10 +43,20 @@ OPTIONS = frozenset(
 )
 #: ``client_id`` (required for a persistent session), ``will`` (payload, event or message of
 #: the will) and ``will_arguments`` (more keyword arguments of the will message's producer),
-#: ``keepalive`` and ``connect_timeout`` (seconds)
+#: ``keepalive`` and ``connect_timeout`` (seconds), ``receive_maximum`` (receiver: its
+#: window of unacknowledged messages)
 CLIENT_ARGS = frozenset(
-    {"client_id", "will", "will_arguments", "keepalive", "connect_timeout"}
+    {
+        "client_id",
+        "will",
+        "will_arguments",
+        "keepalive",
+        "connect_timeout",
+        "receive_maximum",
+    }
 )
+#: placeholders are percent-encoded in every option, as in the message templates they meet
+VERBATIM: frozenset[str] = frozenset()
 RECEIVER_ROLES = ("consumer", "subscriber")
 CLIENT = "paho-mqtt"
 
@@ -222,6 +232,8 @@ def _kwargs(settings: Settings, address: Address) -> dict[str, Any]:
     if settings.role != "producer":
         kwargs["topics"] = [_topic_filter(settings, address)]
         kwargs["qos"] = int(settings.option("qos", 0))
+        if settings.client.get("receive_maximum") is not None:
+            kwargs["receive_maximum"] = int(settings.client["receive_maximum"])
         if v == "5.0":
             for option, arg in (
                 ("nolocal", "no_local"),

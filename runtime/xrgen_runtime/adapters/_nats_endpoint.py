@@ -2,15 +2,17 @@
 ``nats`` adapters (docs/endpoints.md, "NATS").
 
 The adapters are asyncio: ``sender``/``receiver`` return a ``Connecting`` (await it, or use it
-with ``async with``). Core NATS delivers at most once; ``durable=`` on the receiver uses a
-JetStream durable pull consumer on the subject filter instead (acknowledged after the
-handler), ``jetstream=True`` on the sender publishes to JetStream (waits for the stream's ack).
+with ``async with``). Core NATS delivers at most once. The ``jetstream`` option (an object of
+the settings in ``JETSTREAM``, or ``true``; ``jetstream=``, ``durable=`` and ``stream=`` as
+arguments) makes the sender publish to JetStream (waiting for the stream's ack) and the
+receiver pull from a durable consumer on the subject filter (acknowledged after the handler);
+a named stream is created when absent with ``create``, else its absence is an error naming it.
 """
 
 from __future__ import annotations
 
 import ssl
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..endpoints._connecting import Connecting
@@ -25,10 +27,37 @@ if TYPE_CHECKING:
     from ..endpoints._model import Authorization
     from ..endpoints._resolve import Settings
 
-OPTIONS = frozenset({"subject", "subjectfilter", "queuegroup"})
-#: ``options``: more ``nats.connect`` keyword arguments; ``jetstream`` (sender) and
-#: ``durable``/``stream`` (receiver): JetStream instead of core NATS
-CLIENT_ARGS = frozenset({"options", "jetstream", "durable", "stream"})
+OPTIONS = frozenset({"subject", "subjectfilter", "queuegroup", "jetstream"})
+#: ``options``: more ``nats.connect`` keyword arguments; ``durable``/``stream``: JetStream
+#: settings (as in the ``jetstream`` option); ``connect_timeout`` (seconds)
+CLIENT_ARGS = frozenset({"options", "durable", "stream", "connect_timeout"})
+#: the settings of the ``jetstream`` option: the stream (``stream``; ``create`` it when
+#: absent, storing ``subjects`` with ``storage``, ``retention``, ``maxage`` seconds,
+#: ``replicas``), and the receiver's durable pull consumer (``durable``, ``ackwait`` seconds,
+#: ``maxdeliver``, ``maxackpending``: its window of unacknowledged messages, ``backoff``
+#: seconds between redeliveries, ``deliverpolicy``) -> their types
+JETSTREAM: dict[str, tuple[type, ...]] = {
+    "stream": (str,),
+    "create": (bool,),
+    "subjects": (tuple,),
+    "storage": (str,),
+    "retention": (str,),
+    "maxage": (int, float),
+    "replicas": (int,),
+    "durable": (str,),
+    "ackwait": (int, float),
+    "maxdeliver": (int,),
+    "maxackpending": (int,),
+    "backoff": (tuple,),
+    "deliverpolicy": (str,),
+}
+_STREAM = {"storage": "storage", "retention": "retention", "maxage": "max_age",
+           "replicas": "num_replicas"}  # fmt: skip
+_CONSUMER = {"ackwait": "ack_wait", "maxdeliver": "max_deliver",
+             "maxackpending": "max_ack_pending", "backoff": "backoff",
+             "deliverpolicy": "deliver_policy"}  # fmt: skip
+#: placeholders are percent-encoded in every option, as in the message templates they meet
+VERBATIM: frozenset[str] = frozenset()
 RECEIVER_ROLES = ("consumer", "subscriber")
 CLIENT = "nats-py"
 
@@ -80,28 +109,101 @@ def connect_options(settings: Settings) -> dict[str, Any]:
     return options
 
 
+def subject(settings: Settings, name: str) -> str | None:
+    """Option ``name`` (``subject`` or ``subjectfilter``), checked against NATS's subject
+    rules: tokens separated by ``.``, none empty, no whitespace (an ``EndpointError`` names
+    the placeholder values that broke them)."""
+    value = settings.option(name)
+    if value is None:
+        return None
+    text = str(value)
+    if not text or any(not token for token in text.split(".")):
+        raise settings.refuse(
+            name, text, "has an empty token (NATS subjects need none)"
+        )
+    if any(c.isspace() for c in text):
+        raise settings.refuse(name, text, "holds whitespace (NATS subjects cannot)")
+    return text
+
+
 def _filter(settings: Settings) -> str:
-    subject = settings.option("subjectfilter") or settings.option("subject")
-    if not subject:
+    found = subject(settings, "subjectfilter") or subject(settings, "subject")
+    if not found:
         raise EndpointError(
             f"endpoint {settings.endpoint.id!r} declares no subjectfilter: pass subjectfilter=..."
         )
-    return str(subject)
+    return found
+
+
+def jetstream(settings: Settings) -> dict[str, Any] | None:
+    """The JetStream settings (``None``: core NATS) from the ``jetstream`` option (an object,
+    ``true`` or ``false``) and the ``durable``/``stream`` arguments, checked."""
+    value = settings.option("jetstream")
+    given = {
+        k: settings.client[k] for k in ("durable", "stream") if k in settings.client
+    }
+    if (value is None or value is False) and not given:
+        return None
+    if value is None or value is True or value is False:
+        found: dict[str, Any] = {}
+    elif isinstance(value, Mapping):
+        found = dict(value)
+    else:
+        raise settings.refuse("jetstream", value, "must be an object, true or false")
+    found.update({k: v for k, v in given.items() if v is not None})
+    for key, item in found.items():
+        kinds = JETSTREAM.get(key)
+        if kinds is None:
+            raise EndpointError(
+                f"endpoint {settings.endpoint.id!r}: jetstream setting {key!r} is not one "
+                f"of {', '.join(JETSTREAM)}"
+            )
+        if isinstance(item, list):
+            item = found[key] = tuple(item)
+        if not isinstance(item, kinds) or (
+            isinstance(item, bool) and bool not in kinds
+        ):
+            raise settings.refuse(
+                "jetstream", {key: item}, f"has a {type(item).__name__} for {key!r}"
+            )
+    return found
 
 
 def config(settings: Settings) -> dict[str, Any]:
     """The adapter's ``connect`` keyword arguments (``nats.connect`` options plus, for a
-    receiver, ``subject`` and ``queue`` or ``durable``/``stream``)."""
+    receiver, ``subject`` and ``queue``, or the JetStream ``durable``, ``stream`` and
+    ``consumer`` settings)."""
     options = connect_options(settings)
-    if settings.role != "producer":
-        options["subject"] = _filter(settings)
-        durable = settings.client.get("durable")
-        if durable is not None:
-            options["durable"] = durable
-            if settings.client.get("stream") is not None:
-                options["stream"] = settings.client["stream"]
-        elif settings.option("queuegroup"):
+    if settings.client.get("connect_timeout") is not None:
+        options["connect_timeout"] = settings.client["connect_timeout"]
+    js = jetstream(settings)
+    if js is not None:
+        if js.get("stream") is not None:
+            options["stream"] = js["stream"]
+            options["create"] = bool(js.get("create", False))
+            if js.get("subjects"):
+                options["subjects"] = list(js["subjects"])
+            stream = {arg: js[k] for k, arg in _STREAM.items() if js.get(k) is not None}
+            if stream:
+                options["stream_settings"] = stream
+    if settings.role == "producer":
+        if js is not None:
+            options["jetstream"] = True
+        return options
+    options["subject"] = _filter(settings)
+    if js is None:
+        if settings.option("queuegroup"):
             options["queue"] = settings.options["queuegroup"]
+        return options
+    if not js.get("durable"):
+        raise EndpointError(
+            f"endpoint {settings.endpoint.id!r}: a JetStream receiver pulls from a durable "
+            "consumer: declare jetstream 'durable' or pass durable=..."
+        )
+    options["durable"] = js["durable"]
+    consumer = {arg: js[k] for k, arg in _CONSUMER.items() if js.get(k) is not None}
+    if consumer:
+        options["consumer"] = consumer
     return options
 
 
@@ -111,13 +213,13 @@ def encoder(settings: Settings) -> Callable[[Event[Any]], NatsMessage]:
     from ..bindings import nats as codec
 
     mode = settings.mode
-    subject = settings.option("subject")
+    default = subject(settings, "subject")
 
     def encode(event: Event[Any]) -> NatsMessage:
         b = event.binding
         if isinstance(b, NatsBinding) and b.subject:
             return codec.encode(event, mode)
-        return codec.encode(event, mode, subject=subject)
+        return codec.encode(event, mode, subject=default)
 
     return encode
 
@@ -130,12 +232,31 @@ def sender(settings: Settings) -> Connecting[Any]:
     options = config(settings)
     servers = options.pop("servers")
     encode = checked_encoder(settings, encoder(settings))
-    cls = JetStreamSender if settings.client.get("jetstream") else NatsSender
+    cls: Any = JetStreamSender if options.pop("jetstream", False) else NatsSender
+    if cls is JetStreamSender and "stream" in options and "subjects" not in options:
+        options["subjects"] = [subject(settings, "subject") or ">"]
 
     async def connect() -> Any:
-        return await cls.connect(servers, encoder=encode, **options)
+        return await _connected(
+            settings, servers, cls.connect(servers, encoder=encode, **options)
+        )
 
     return Connecting(connect)
+
+
+async def _connected(settings: Settings, servers: list[str], connecting: Any) -> Any:
+    """Await ``connecting``; a connect error becomes ``EndpointConnectFailed`` naming the
+    endpoint (a missing JetStream stream, too, names it)."""
+    from ..endpoints._errors import EndpointConnectFailed
+    from ..endpoints._uris import reason
+
+    try:
+        return await connecting
+    except (OSError, TimeoutError) as exc:
+        where = ", ".join(a.split("://", 1)[-1] for a in servers)
+        raise EndpointConnectFailed(
+            settings.endpoint.id, [(where, reason(exc))]
+        ) from exc
 
 
 def receiver(settings: Settings) -> Connecting[Any]:
@@ -150,7 +271,11 @@ def receiver(settings: Settings) -> Connecting[Any]:
         rest = dict(options)
         durable = rest.pop("durable", None)
         if durable is not None:
-            return await JetStreamReceiver.connect(servers, subject, durable, **rest)
-        return await NatsReceiver.connect(servers, subject, **rest)
+            connecting: Any = JetStreamReceiver.connect(
+                servers, subject, durable, **rest
+            )
+        else:
+            connecting = NatsReceiver.connect(servers, subject, **rest)
+        return await _connected(settings, servers, connecting)
 
     return Connecting(connect)

@@ -10,9 +10,14 @@ raises ``ValueError`` rather than dropping it. A received ``amqp-value`` body th
 becomes its UTF-8 bytes; any other non-binary body becomes its AMQP encoding (so a codec
 rejects it and the dispatcher dead-letters it: nothing is dropped).
 
-The sender pipelines: ``send`` returns a future settled by the broker's disposition, and waits
-only when ``max_in_flight`` messages are unsettled. The receiver accepts a message after the
-handler returned and releases it (``released``: the broker requeues it) when the handler raised.
+Each client has one connection, served by a thread of its own (``_amqp_io``), which reconnects
+with backoff when it drops. The sender pipelines: ``send`` returns a future resolved by the
+broker's disposition, and waits only when ``max_in_flight`` messages are unsettled; while the
+connection is down ``send`` raises ``NotConnected``, and the futures of messages in flight when
+it dropped fail with ``NotConnected`` (they may or may not have reached the broker). The
+receiver holds at most ``prefetch`` unsettled messages (credit is granted as messages are
+settled, so a restart redelivers at most that many), accepts a message as soon as its handler
+returned and releases it (``released``: the broker requeues it) when it is given back.
 """
 
 from __future__ import annotations
@@ -25,20 +30,23 @@ from typing import Any, cast
 import cproton  # type: ignore[import-untyped,import-not-found,unused-ignore]
 import proton  # type: ignore[import-untyped,import-not-found,unused-ignore]
 from proton.reactor import ReceiverOption, SenderOption  # type: ignore[import-untyped,import-not-found,unused-ignore]
-from proton.utils import BlockingConnection  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
 from .._event import Event
 from ..bindings import AmqpMessage
+from ._amqp_io import AmqpDeliveryError
+from ._amqp_links import Receiving, Sending
+from ._connection import CONNECT_TIMEOUT, NotConnected
 from ._encoding import Encoder, encoder_or_refusal
 from ._loop import PollingReceiver
-from ._sender import Receipt, Sender, SendError
+from ._sender import Receipt, Sender
 
 __all__ = [
     "AmqpDeliveryError",
     "AmqpReceiver",
     "AmqpSender",
     "LinkSettings",
-    "connect",
+    "NotConnected",
+    "connect_options",
     "from_proton",
     "to_proton",
 ]
@@ -73,10 +81,6 @@ _HEADER_DEFAULTS: dict[str, Any] = {
     "delivery-count": 0,
 }
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-class AmqpDeliveryError(SendError):
-    """The broker did not accept a message (rejected, released or modified)."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -285,6 +289,10 @@ class LinkSettings(ReceiverOption, SenderOption):
     def __init__(self, settings: Mapping[str, Any]) -> None:
         self.settings = dict(settings)
 
+    def test(self, link: Any) -> bool:
+        """Both kinds of link (``ReceiverOption.test`` alone would skip sending links)."""
+        return True
+
     def apply(self, link: Any) -> None:
         s = self.settings
         terminus = link.source if link.is_receiver else link.target
@@ -340,21 +348,18 @@ def _ssl_domain(tls: Mapping[str, Any]) -> Any:
     return domain
 
 
-def connect(
-    url: str | Sequence[str],
+def connect_options(
     *,
-    timeout: float = 10.0,
     user: str | None = None,
     password: str | None = None,
     allowed_mechs: str | None = None,
     tls: Mapping[str, Any] | None = None,
     connection_properties: Mapping[str, Any] | None = None,
     connection_capabilities: Sequence[str] | None = None,
-) -> Any:
-    """A proton ``BlockingConnection`` to ``url`` (or the first reachable of several, in
-    order), with SASL credentials, TLS (``ca_file``, ``cert_file``, ``key_file``,
-    ``key_password``), Open-frame properties and desired capabilities."""
-    urls = [url] if isinstance(url, str) else list(url)
+) -> dict[str, Any]:
+    """The keyword arguments of proton's ``Container.connect``: SASL credentials, TLS
+    (``ca_file``, ``cert_file``, ``key_file``, ``key_password``), Open-frame properties and
+    desired capabilities."""
     kwargs: dict[str, Any] = {}
     if user is not None or password is not None:
         kwargs["user"] = user or ""
@@ -371,9 +376,7 @@ def connect(
         kwargs["desired_capabilities"] = proton.SymbolList(
             [str(c) for c in connection_capabilities]
         )
-    if len(urls) == 1:
-        return BlockingConnection(urls[0], timeout=timeout, **kwargs)
-    return BlockingConnection(None, timeout=timeout, urls=urls, **kwargs)
+    return kwargs
 
 
 # --------------------------------------------------------------------------------------------
@@ -385,111 +388,79 @@ class AmqpSender(Sender):
     """Send ``AmqpMessage`` values over one AMQP 1.0 connection.
 
     Each message goes to ``msg.address`` or, when that is ``None``, to ``address`` (one link
-    per target address). ``url`` is ``amqp://host:port`` (or a list, tried in order; user
-    information in it is read by proton too); ``connection`` are the other ``connect``
-    arguments (``user``, ``password``, ``allowed_mechs``, ``tls``, ``connection_properties``,
-    ``connection_capabilities``); ``link`` the ``LinkSettings`` of every link. A link sending
+    per target address). ``url`` is ``amqp://host:port`` (or a list, tried in order on each
+    connect; user information in it is read by proton too); ``connection`` are the other
+    ``connect_options`` (``user``, ``password``, ``allowed_mechs``, ``tls``,
+    ``connection_properties``, ``connection_capabilities``); ``link`` the ``LinkSettings`` of
+    every link. ``timeout`` bounds the first connection (``ConnectFailed``). A link sending
     pre-settled (``sender_settle_mode: settled``) gets no disposition: its futures resolve
-    when the message is written. ``encoder`` turns what ``send`` gets other than an
-    ``AmqpMessage`` (a typed event) into one (an endpoint's sender sets it).
+    when the message is handed to the connection. ``encoder`` turns what ``send`` gets other
+    than an ``AmqpMessage`` (a typed event) into one (an endpoint's sender sets it).
     """
 
-    #: only ``flush`` (or a full in-flight window) reads the dispositions
-    _confirms_itself = False
-
-    __slots__ = (
-        "_conn",
-        "_address",
-        "_links",
-        "_in_flight",
-        "_max_in_flight",
-        "_options",
-        "_encode",
-    )
+    __slots__ = ("_io", "_address", "_encode", "_timeout")
 
     def __init__(
         self,
         url: str | Sequence[str],
         address: str | None = None,
         *,
-        timeout: float = 10.0,
+        timeout: float = CONNECT_TIMEOUT,
         max_in_flight: int = 1000,
         link: Mapping[str, Any] | None = None,
         encoder: Encoder | None = None,
         **connection: Any,
     ) -> None:
-        self._conn: Any = connect(url, timeout=timeout, **connection)
+        urls = [url] if isinstance(url, str) else list(url)
         self._address = address
-        self._links: dict[str | None, Any] = {}
-        self._in_flight: list[tuple[Any, Future[Receipt], Receipt]] = []
-        self._max_in_flight = max_in_flight
-        self._options = [LinkSettings(link)] if link else None
+        self._timeout = timeout
         self._encode = encoder_or_refusal(encoder, AmqpMessage, "AmqpSender")
-
-    def _link(self, address: str | None) -> Any:
-        link = self._links.get(address)
-        if link is None:
-            sender = self._conn.create_sender(address, options=self._options)
-            link = self._links[address] = sender.link
-        return link
+        options = [LinkSettings(link)] if link else None
+        self._io = Sending(
+            urls,
+            connect_options(**connection),
+            timeout,
+            address,
+            options,
+            max_in_flight=max_in_flight,
+        )
+        self._io.start()
 
     def send(self, msg: AmqpMessage | Event[Any]) -> Future[Receipt]:
         """Send ``msg`` (an event is encoded first); the future resolves when the broker
-        accepted it."""
+        accepted it. Raises ``NotConnected`` at once while the connection is down."""
         if msg.__class__ is not AmqpMessage:
             msg = self._encode(msg)
         msg = cast(AmqpMessage, msg)
         address = msg.address if msg.address is not None else self._address
-        link = self._link(address)
-        delivery = link.send(to_proton(msg))
-        future: Future[Receipt] = Future()
-        receipt = Receipt(address)
-        if link.snd_settle_mode == proton.Link.SND_SETTLED:
-            future.set_result(receipt)  # pre-settled: no disposition will come
-            return future
-        self._in_flight.append((delivery, future, receipt))
-        if len(self._in_flight) >= self._max_in_flight:
-            self.flush()
-        return future
+        return self._io.send(address, to_proton(msg), self._timeout)
 
     def flush(self, timeout: float = 30.0) -> None:
         """Wait until the broker settled every message sent so far.
 
-        Raises ``AmqpDeliveryError`` if any was not accepted (all futures are resolved first).
-        """
-        in_flight, self._in_flight = self._in_flight, []
-        self._conn.wait(
-            lambda: all(d.settled for d, _, _ in in_flight),
-            timeout=timeout,
-            msg="waiting for AMQP dispositions",
-        )
-        failed = 0
-        for delivery, future, receipt in in_flight:
-            if delivery.remote_state == proton.Delivery.ACCEPTED:
-                future.set_result(receipt)
-            else:
-                failed += 1
-                future.set_exception(
-                    AmqpDeliveryError(f"delivery state {delivery.remote_state}")
-                )
-        if failed:
-            raise AmqpDeliveryError(f"{failed} AMQP message(s) not accepted")
+        Raises the first failure since the last ``flush`` (``AmqpDeliveryError``: not
+        accepted; ``NotConnected``: in flight when the connection dropped) once every future
+        is resolved."""
+        self._io.flush(timeout)
 
     def _release(self) -> None:
         """Close the connection."""
-        self._conn.close()
+        self._io.stop(self._timeout)
 
 
 class AmqpReceiver(PollingReceiver[Any, AmqpMessage]):
-    """Receive from ``address`` with ``prefetch`` credit; accept after handling.
+    """Receive from ``address`` with at most ``prefetch`` unsettled messages; accept after
+    handling, release what is given back.
 
     ``dynamic`` asks the broker for a dynamic source node (``address`` ``None``); ``link``
-    are the ``LinkSettings`` of the link, ``connection`` the other ``connect`` arguments (see
+    are the ``LinkSettings`` of the link, ``connection`` the other ``connect_options`` (see
     ``AmqpSender``). Messages the broker sends pre-settled (``sender_settle_mode: settled``)
-    have nothing to accept or release.
+    have nothing to accept or release. The connection reconnects by itself; a message
+    received on a connection that has since dropped is not handed out (the broker sends it
+    again).
     """
 
-    __slots__ = ("_conn", "_link", "_address", "_presettled")
+    __slots__ = ("_io", "_next", "_timeout")
 
     def __init__(
         self,
@@ -497,42 +468,53 @@ class AmqpReceiver(PollingReceiver[Any, AmqpMessage]):
         address: str | None,
         *,
         prefetch: int = 100,
-        timeout: float = 10.0,
+        timeout: float = CONNECT_TIMEOUT,
         dynamic: bool = False,
         link: Mapping[str, Any] | None = None,
         **connection: Any,
     ) -> None:
-        self._conn: Any = connect(url, timeout=timeout, **connection)
+        urls = [url] if isinstance(url, str) else list(url)
         options = [LinkSettings(link)] if link else None
-        self._link: Any = self._conn.create_receiver(
-            address, credit=prefetch, dynamic=dynamic, options=options
+        self._timeout = timeout
+        self._io = Receiving(
+            urls,
+            connect_options(**connection),
+            timeout,
+            address,
+            options,
+            prefetch=prefetch,
+            dynamic=dynamic,
         )
-        raw = self._link.link
-        self._address = address if not dynamic else raw.remote_source.address
-        self._presettled = raw.remote_snd_settle_mode == proton.Link.SND_SETTLED
+        self._next = self._io.next
+        self._io.start()
 
     def _poll(self, timeout: float) -> Any:
-        try:
-            return self._link.receive(timeout=timeout)
-        except proton.Timeout:
-            return None
+        item = self._next(timeout)
+        if item is None or item[0] != self._io.generation:
+            return None  # none, or its connection dropped: the broker sends it again
+        return item
 
     def _convert(self, raw: Any) -> AmqpMessage:
-        return from_proton(raw, self._address)
+        return from_proton(raw[2], self._io.address)
 
     @property
     def address(self) -> str | None:
         """The source node (for a dynamic source: the address the broker gave it)."""
-        return self._address
+        return self._io.address
 
     def _ack(self, raw: Any) -> None:
-        if not self._presettled:
-            self._link.accept()
+        if not self._io.presettled:
+            self._io.outcome(raw[0], raw[1], proton.Delivery.ACCEPTED)
 
     def _nack(self, raw: Any) -> None:
-        if not self._presettled:
-            self._link.release(delivered=False)
+        if not self._io.presettled:
+            self._io.outcome(raw[0], raw[1], proton.Delivery.RELEASED)
+
+    def _settle(self) -> None:
+        """Send the settlements handed over so far (``run`` returns with them sent)."""
+        self._io.flush_outcomes()
 
     def close(self) -> None:
-        """Close the link and the connection (unsettled messages return to the queue)."""
-        self._conn.close()
+        """Send the settlements so far, then close the link and the connection (unsettled
+        messages return to the queue)."""
+        self._io.stop(self._timeout)

@@ -20,13 +20,14 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any, cast
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, quote
 
 import httpx  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
 from .._event import Event
 from .._retry import Retry
 from ..bindings import HttpMessage
+from ._connection import CONNECT_TIMEOUT, Backoff, NotConnected
 from ._encoding import Encoder, encoder_or_refusal
 from ._handling import Handling, Stop
 from ._loop import PollingReceiver
@@ -37,10 +38,13 @@ __all__ = [
     "AsyncHttpSender",
     "HttpPullReceiver",
     "HttpSender",
+    "NotConnected",
     "from_response",
 ]
 
 _log = logging.getLogger("xrgen_runtime.adapters")
+#: what a URI path holds unencoded (RFC 3986 pchar and ``/``) and ``%`` of its triplets
+_PATH_SAFE = "/%:@!$&'()*+,;=-._~"
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -58,12 +62,35 @@ def from_response(response: Any, method: str, path: str) -> HttpMessage:
     )
 
 
+def _timeout(timeout: float, connect_timeout: float) -> Any:
+    return httpx.Timeout(timeout, connect=min(timeout, connect_timeout))
+
+
+def _not_sent(client: Any, exc: Exception) -> NotConnected:
+    """A transport failure of a request as ``NotConnected``: refused or unanswered
+    connections were not sent; a connection lost during the exchange leaves it unknown
+    whether the server got the request."""
+    url = client.base_url
+    where = f"{url.host}:{url.port or (443 if url.scheme == 'https' else 80)}"
+    if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout):
+        return NotConnected(
+            f"HTTP server {where}: {type(exc).__name__}: {exc}; not sent"
+        )
+    return NotConnected(
+        f"HTTP server {where}: {type(exc).__name__}: {exc}; the request may or may not "
+        "have reached it: send it again"
+    )
+
+
 class HttpSender(Sender):
     """Send ``HttpMessage`` requests with a (pooled) ``httpx.Client``.
 
-    ``options`` are more ``httpx.Client`` arguments (``headers`` and ``params`` of every
-    request, ``auth``, ``cert``, ``verify``, ...). ``encoder`` turns what ``send`` gets other
-    than an ``HttpMessage`` (a typed event) into one (an endpoint's sender sets it).
+    Each request connects within ``connect_timeout`` and completes within ``timeout``; a
+    request that cannot be sent (server down, connection lost) raises ``NotConnected`` at
+    once, and the next ``send`` connects again. ``options`` are more ``httpx.Client``
+    arguments (``headers`` and ``params`` of every request, ``auth``, ``cert``, ``verify``,
+    ...). ``encoder`` turns what ``send`` gets other than an ``HttpMessage`` (a typed event)
+    into one (an endpoint's sender sets it).
     """
 
     __slots__ = ("_client", "_encode")
@@ -73,21 +100,27 @@ class HttpSender(Sender):
         base_url: str = "",
         *,
         timeout: float = 10.0,
+        connect_timeout: float = CONNECT_TIMEOUT,
         encoder: Encoder | None = None,
         **options: Any,
     ) -> None:
-        self._client: Any = httpx.Client(base_url=base_url, timeout=timeout, **options)
+        self._client: Any = httpx.Client(
+            base_url=base_url, timeout=_timeout(timeout, connect_timeout), **options
+        )
         self._encode = encoder_or_refusal(encoder, HttpMessage, "HttpSender")
 
     def send(self, msg: HttpMessage | Event[Any]) -> HttpMessage:
         """Send the request ``msg`` (an event is encoded first); returns the response (any
-        status, no exception)."""
+        status, no exception); ``NotConnected`` when it could not be sent."""
         if msg.__class__ is not HttpMessage:
             msg = self._encode(msg)
         msg = cast(HttpMessage, msg)
-        response = self._client.request(
-            msg.method, msg.path, headers=list(msg.headers), content=msg.body
-        )
+        try:
+            response = self._client.request(
+                msg.method, msg.path, headers=list(msg.headers), content=msg.body
+            )
+        except httpx.TransportError as exc:
+            raise _not_sent(self._client, exc) from exc
         return from_response(response, msg.method, msg.path)
 
     def _release(self) -> None:
@@ -105,23 +138,27 @@ class AsyncHttpSender(AsyncSender):
         base_url: str = "",
         *,
         timeout: float = 10.0,
+        connect_timeout: float = CONNECT_TIMEOUT,
         encoder: Encoder | None = None,
         **options: Any,
     ) -> None:
         self._client: Any = httpx.AsyncClient(
-            base_url=base_url, timeout=timeout, **options
+            base_url=base_url, timeout=_timeout(timeout, connect_timeout), **options
         )
         self._encode = encoder_or_refusal(encoder, HttpMessage, "AsyncHttpSender")
 
     async def send(self, msg: HttpMessage | Event[Any]) -> HttpMessage:
         """Send the request ``msg`` (an event is encoded first); returns the response (any
-        status, no exception)."""
+        status, no exception); ``NotConnected`` when it could not be sent."""
         if msg.__class__ is not HttpMessage:
             msg = self._encode(msg)
         msg = cast(HttpMessage, msg)
-        response = await self._client.request(
-            msg.method, msg.path, headers=list(msg.headers), content=msg.body
-        )
+        try:
+            response = await self._client.request(
+                msg.method, msg.path, headers=list(msg.headers), content=msg.body
+            )
+        except httpx.TransportError as exc:
+            raise _not_sent(self._client, exc) from exc
         return from_response(response, msg.method, msg.path)
 
     async def close(self) -> None:
@@ -133,7 +170,9 @@ class AsgiReceiver:
     """An ASGI 3 application handing every HTTP request to ``on_message``.
 
     ``method`` and ``path`` restrict it to one operation: another method is answered 405,
-    a path outside ``path`` (itself or below it) 404. ``required_headers`` and
+    a path outside ``path`` (itself or below it) 404. Paths compare as sent (percent-encoded:
+    ``/hooks/a%2Fb`` is not ``/hooks/a/b``); characters a path cannot hold in ``path`` are
+    percent-encoded first. ``required_headers`` and
     ``required_query`` are ``(name, value)`` pairs every request must carry (header names
     compare case-insensitively, values in constant time), else 401: an endpoint's receiver
     checks its authorization so.
@@ -173,7 +212,7 @@ class AsgiReceiver:
         self._max_body = max_body
         self._accepted = accepted_status
         self._method = method.upper() if method else None
-        self._path = path.rstrip("/") if path else None
+        self._path = quote(path.rstrip("/"), safe=_PATH_SAFE) if path else None
         self._headers = tuple((k.lower(), v) for k, v in required_headers)
         self._query = tuple(required_query)
 
@@ -182,7 +221,12 @@ class AsgiReceiver:
         if self._method is not None and scope["method"].upper() != self._method:
             return 405
         if self._path:
-            path = scope["path"]
+            raw = scope.get("raw_path")
+            path = (
+                raw.decode("latin-1").split("?", 1)[0]
+                if raw
+                else quote(scope["path"], safe=_PATH_SAFE)
+            )
             if path != self._path and not path.startswith(self._path + "/"):
                 return 404
         if self._headers:
@@ -264,11 +308,12 @@ class HttpPullReceiver(PollingReceiver[Any, HttpMessage]):
     A 200 response is one message (its headers and body, as an ``HttpMessage`` with the
     status); 204 and 404 mean none yet, and the receiver waits out the poll interval before it
     asks again. HTTP pull has no acknowledgement. A failed request (connection error, 5xx) is
-    passed to ``on_error`` (default: logged) and retried at the next poll. ``options`` are
-    more ``httpx.Client`` arguments.
+    passed to ``on_error`` (default: one warning per outage) and retried after a delay that
+    doubles up to 5 seconds while the failures last. Each request connects within
+    ``connect_timeout``. ``options`` are more ``httpx.Client`` arguments.
     """
 
-    __slots__ = ("_client", "_method", "_on_error")
+    __slots__ = ("_client", "_method", "_on_error", "_backoff", "_failing")
 
     def __init__(
         self,
@@ -276,12 +321,17 @@ class HttpPullReceiver(PollingReceiver[Any, HttpMessage]):
         *,
         method: str = "GET",
         timeout: float = 10.0,
+        connect_timeout: float = CONNECT_TIMEOUT,
         on_error: Callable[[Exception], None] | None = None,
         **options: Any,
     ) -> None:
-        self._client: Any = httpx.Client(base_url=base_url, timeout=timeout, **options)
+        self._client: Any = httpx.Client(
+            base_url=base_url, timeout=_timeout(timeout, connect_timeout), **options
+        )
         self._method = method.upper()
         self._on_error = on_error
+        self._backoff = Backoff()
+        self._failing = False
 
     def _poll(self, timeout: float) -> Any:
         start = time.monotonic()
@@ -296,10 +346,16 @@ class HttpPullReceiver(PollingReceiver[Any, HttpMessage]):
         except httpx.HTTPError as exc:
             if self._on_error is not None:
                 self._on_error(exc)
-            else:
+            elif not self._failing:
                 _log.warning("HTTP pull from %s failed: %s", self._client.base_url, exc)
-            response = None
-        if response is not None and response.status_code == 200:
+            self._failing = True
+            time.sleep(self._backoff.next())
+            return None
+        if self._failing:
+            self._failing = False
+            self._backoff.reset()
+            _log.info("HTTP pull from %s answers again", self._client.base_url)
+        if response.status_code == 200:
             return response
         time.sleep(max(0.0, timeout - (time.monotonic() - start)))
         return None

@@ -1,15 +1,25 @@
 """Kafka adapter (confluent-kafka): ``KafkaSender`` and ``KafkaReceiver`` move ``KafkaMessage``.
 
 The sender never flushes per message: ``send`` enqueues and returns a future resolved by the
-delivery report; a background thread serves delivery reports (``poll``), so futures resolve
-without the caller polling, and ``flush`` waits for everything in flight. The receiver disables
+delivery report; ``send`` serves the reports due (``poll(0)``) and a background thread serves
+them while nothing is sent, so futures resolve without the caller polling, and ``flush``
+waits for everything in flight. The receiver disables
 automatic offset storing and stores a message's offset only after the handler returned; the
 client commits stored offsets in the background and on ``close`` (at-least-once).
+
+Both check at construction that a broker answers within ``connect_timeout`` (``ConnectFailed``
+names the bootstrap servers). librdkafka reconnects by itself (with its backoff,
+``reconnect.backoff.ms`` doubling to ``reconnect.backoff.max.ms``); while every broker is down
+the sender refuses new messages (``NotConnected``) and messages already queued wait for the
+brokers until ``message.timeout.ms``. The client's own log lines go to the logger
+``xrgen_runtime.adapters.kafka`` at debug level; an outage is one warning.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -19,13 +29,86 @@ import confluent_kafka  # type: ignore[import-untyped,import-not-found,unused-ig
 
 from .._event import Event
 from ..bindings import KafkaMessage
+from ._connection import CONNECT_TIMEOUT, ConnectFailed, NotConnected
 from ._encoding import Encoder, encoder_or_refusal
+from ._future import SendFuture
 from ._loop import PollingReceiver
 from ._sender import Receipt, Sender, SendError
 
-__all__ = ["KafkaDelivery", "KafkaDeliveryError", "KafkaReceiver", "KafkaSender"]
+__all__ = [
+    "ConnectFailed",
+    "KafkaDelivery",
+    "KafkaDeliveryError",
+    "KafkaReceiver",
+    "KafkaSender",
+    "NotConnected",
+]
 
 _PARTITION_UA: int = -1  # librdkafka's "unassigned": let the partitioner choose
+_log = logging.getLogger("xrgen_runtime.adapters.kafka")
+#: seconds without a ``send`` after which the sender's thread serves delivery reports
+_IDLE = 0.05
+_DOWN = confluent_kafka.KafkaError._ALL_BROKERS_DOWN
+
+
+class _ClientLog:
+    """librdkafka's log lines, at debug level (``logger`` of the client configuration)."""
+
+    def log(self, level: int, msg: str, *args: Any, **kwargs: Any) -> None:
+        _log.debug(msg, *args)
+
+
+class _Brokers:
+    """Whether the brokers are reachable, from the client's error callback: one warning
+    when they all go down, a note when one answers again."""
+
+    __slots__ = ("servers", "down", "connecting", "last")
+
+    def __init__(self, servers: str) -> None:
+        self.servers = servers
+        self.down = False
+        #: the first check: errors are kept for ``ConnectFailed``, not logged
+        self.connecting = True
+        self.last = ""
+
+    def error(self, err: Any) -> None:
+        if self.connecting:
+            if err.code() != _DOWN:
+                self.last = err.str()
+        elif err.code() == _DOWN:
+            if not self.down:
+                _log.warning("Kafka brokers %s unreachable; reconnecting", self.servers)
+            self.down = True
+        else:
+            _log.debug("Kafka client: %s", err)
+
+    def up(self) -> None:
+        if self.down:
+            _log.info("Kafka brokers %s answer again", self.servers)
+        self.down = False
+
+
+def _client_config(
+    config: Mapping[str, Any], brokers: _Brokers, extra: Mapping[str, Any] = {}
+) -> dict[str, Any]:
+    conf = {"logger": _ClientLog(), **config, **extra}
+    conf.setdefault("error_cb", brokers.error)
+    return conf
+
+
+def _reachable(client: Any, brokers: _Brokers, timeout: float) -> None:
+    """Raise ``ConnectFailed`` unless a broker answers a metadata request in ``timeout``;
+    from then on the error callback tracks the brokers (``_Brokers``)."""
+    try:
+        client.list_topics(timeout=timeout)
+    except confluent_kafka.KafkaException as exc:
+        error = exc.args[0]
+        reason = brokers.last or (error.str() if hasattr(error, "str") else str(error))
+        raise ConnectFailed(
+            "Kafka", brokers.servers, "", f"{reason} (within {timeout}s)"
+        ) from None
+    finally:
+        brokers.connecting = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +144,16 @@ class KafkaSender(Sender):
     one (an endpoint's sender sets it).
     """
 
-    __slots__ = ("_producer", "_on_delivery", "_closed", "_poller", "_encode")
+    __slots__ = (
+        "_producer",
+        "_on_delivery",
+        "_closed",
+        "_poller",
+        "_encode",
+        "_brokers",
+        "_produce",
+        "_sending",
+    )
 
     def __init__(
         self,
@@ -69,19 +161,38 @@ class KafkaSender(Sender):
         *,
         on_delivery: DeliveryCallback | None = None,
         encoder: Encoder | None = None,
+        connect_timeout: float = CONNECT_TIMEOUT,
     ) -> None:
-        self._producer: Any = confluent_kafka.Producer(dict(config))
+        self._brokers = _Brokers(str(config.get("bootstrap.servers", "")))
+        self._producer: Any = confluent_kafka.Producer(
+            _client_config(config, self._brokers)
+        )
+        self._produce = self._producer.produce
+        _reachable(self._producer, self._brokers, connect_timeout)
         self._on_delivery = on_delivery
         self._encode = encoder_or_refusal(encoder, KafkaMessage, "KafkaSender")
         self._closed = threading.Event()
+        #: when ``send`` last ran (it serves delivery reports itself meanwhile)
+        self._sending = 0.0
         self._poller = threading.Thread(
             target=self._poll_loop, name="xrgen-kafka-poll", daemon=True
         )
         self._poller.start()
 
     def _poll_loop(self) -> None:
+        """Serve delivery reports while nothing is being sent (``send`` serves them as it
+        goes: one thread takes the GIL for them, not two in turn)."""
         while not self._closed.is_set():
-            self._producer.poll(0.1)
+            if time.monotonic() - self._sending < _IDLE:
+                self._closed.wait(_IDLE)
+                continue
+            self._producer.poll(_IDLE)
+            if self._brokers.down:  # ask until a broker answers
+                try:
+                    self._producer.list_topics(timeout=1.0)
+                except confluent_kafka.KafkaException:
+                    continue
+                self._brokers.up()
 
     def send(self, msg: KafkaMessage | Event[Any]) -> Future[KafkaDelivery]:
         """Enqueue ``msg`` (an event is encoded first); the future resolves when the broker
@@ -89,12 +200,18 @@ class KafkaSender(Sender):
         if msg.__class__ is not KafkaMessage:
             msg = self._encode(msg)
         msg = cast(KafkaMessage, msg)
-        future: Future[KafkaDelivery] = Future()
+        if self._brokers.down:
+            raise NotConnected(
+                f"Kafka brokers {self._brokers.servers} unreachable (reconnecting); not sent"
+            )
+        future: Future[KafkaDelivery] = SendFuture()
         callback = self._callback(msg, future)
         partition = _PARTITION_UA if msg.partition is None else msg.partition
+        produce, poll = self._produce, self._producer.poll
+        self._sending = time.monotonic()
         while True:
             try:
-                self._producer.produce(
+                produce(
                     msg.topic,
                     value=msg.value,
                     key=msg.key,
@@ -103,8 +220,9 @@ class KafkaSender(Sender):
                     on_delivery=callback,
                 )
                 break
-            except BufferError:  # local queue full: wait for deliveries, then retry
-                self._closed.wait(0.01)
+            except BufferError:  # local queue full: serve deliveries, then retry
+                poll(0.01)
+        poll(0)  # the delivery reports due by now
         return future
 
     def _callback(
@@ -118,6 +236,8 @@ class KafkaSender(Sender):
                 result = KafkaDeliveryError(msg, err)
                 future.set_exception(result)
             else:
+                if self._brokers.down:
+                    self._brokers.up()
                 result = KafkaDelivery(
                     record.topic(), record.partition(), record.offset()
                 )
@@ -175,13 +295,24 @@ class KafkaReceiver(PollingReceiver[Any, KafkaMessage]):
         *,
         partitions: Iterable[int] | None = None,
         on_error: Callable[[Any], None] | None = None,
+        connect_timeout: float = CONNECT_TIMEOUT,
     ) -> None:
-        conf = {"enable.auto.commit": True, **config, "enable.auto.offset.store": False}
+        brokers = _Brokers(str(config.get("bootstrap.servers", "")))
+        conf = _client_config(
+            {"enable.auto.commit": True, **config},
+            brokers,
+            {"enable.auto.offset.store": False},
+        )
         self._manual = str(conf["enable.auto.commit"]).lower() in ("false", "0")
         self._stored = False
         #: (topic, partition) -> the offset the position was set back to (until it is handled)
         self._rewound: dict[tuple[str, int], int] = {}
         self._consumer: Any = confluent_kafka.Consumer(conf)
+        try:
+            _reachable(self._consumer, brokers, connect_timeout)
+        except ConnectFailed:
+            self._consumer.close()
+            raise
         if partitions is None:
             self._consumer.subscribe(list(topics))
         else:

@@ -17,6 +17,7 @@ from typing import Any
 import pulsar as pulsar_client  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
 from ..bindings import PulsarMessage
+from ._future import SendFuture
 from ._loop import PollingReceiver
 from ._sender import Pending, Receipt, Sender, SendError
 
@@ -66,7 +67,7 @@ class PulsarSender(Sender):
     def send(self, msg: PulsarMessage) -> Future[Receipt]:
         """Send ``msg`` asynchronously; the future resolves with its ``Receipt`` (``native``:
         the ``MessageId``)."""
-        future: Future[Receipt] = Future()
+        future: Future[Receipt] = SendFuture()
 
         def done(result: Any, message_id: Any) -> None:
             if result == pulsar_client.Result.Ok:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from ._credentials import CREDENTIAL_FIELDS, Credentials, Secret, env_names
 from ._errors import (
+    EndpointConnectFailed,
     EndpointError,
     MessageNotDeclared,
     MissingCredential,
@@ -32,6 +33,7 @@ __all__ = [
     "Endpoint",
     "EndpointError",
     "EndpointTable",
+    "EndpointConnectFailed",
     "MessageNotDeclared",
     "MissingCredential",
     "MissingPlaceholder",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 __all__ = [
     "EndpointError",
+    "EndpointConnectFailed",
     "MessageNotDeclared",
     "MissingCredential",
     "MissingPlaceholder",
@@ -40,3 +41,16 @@ class UnknownEndpoint(KeyError):
 
     def __str__(self) -> str:
         return self.message
+
+
+class EndpointConnectFailed(ConnectionError):
+    """No server of an endpoint accepted a connection within the connect timeout (refused,
+    not resolvable, no answer, or the login refused); the message names the endpoint and
+    each host and port tried, with the client's reason."""
+
+    def __init__(self, endpoint_id: str, failures: list[tuple[str, str]]) -> None:
+        tried = "; ".join(f"{where}: {reason}" for where, reason in failures)
+        super().__init__(f"endpoint {endpoint_id!r}: cannot connect to {tried}")
+        self.endpoint_id = endpoint_id
+        #: (``host:port``, the client's reason) per server tried, in order
+        self.failures = tuple(failures)

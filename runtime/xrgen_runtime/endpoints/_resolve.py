@@ -2,7 +2,9 @@
 ``Settings`` a binding's endpoint support builds a client from.
 
 Keyword arguments are, in this order of precedence: the endpoint's placeholder names (their
-values fill every ``{name}`` in URIs and options, as given); ``uris``, ``mode`` and
+values fill every ``{name}`` in URIs and options: RFC 6570 level 1, percent-encoded as the
+producers encode them, so a consumer's filter names what a producer publishes to; the server
+part of a URI and the options a binding lists in ``VERBATIM`` take them as given); ``uris``, ``mode`` and
 ``authorization``; credential fields (``_credentials``); the binding's option names (rc4
 spelling; ``_`` may stand for ``-``), which replace the catalog's value (``None`` removes it);
 and the binding's client arguments. Anything else is a ``TypeError`` naming what is accepted.
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from .._uritemplate import pct_encode_unreserved
 from ._credentials import CREDENTIAL_FIELDS, Credentials, select
 from ._errors import EndpointError, MissingPlaceholder
 from ._model import VAR as _VAR
@@ -72,6 +75,18 @@ class Settings:
             )
         return value
 
+    def refuse(self, name: str, value: Any, rule: str) -> EndpointError:
+        """The error for option ``name`` whose resolved ``value`` breaks the protocol's
+        ``rule``; it names the placeholder values that went into it."""
+        given = sorted(placeholders_of(self.endpoint.options.get(name), set()))
+        values = ", ".join(
+            f"{{{n}}}={self.placeholders[n]!r}" for n in given if n in self.placeholders
+        )
+        inserted = f" (from {values}, percent-encoded)" if values else ""
+        return EndpointError(
+            f"endpoint {self.endpoint.id!r}: {name} {value!r}{inserted} {rule}"
+        )
+
     def __repr__(self) -> str:
         return (
             f"Settings({self.endpoint.id!r}, role={self.role!r}, uris={self.uris!r}, "
@@ -81,7 +96,7 @@ class Settings:
 
 def expand(value: Any, values: Mapping[str, str]) -> Any:
     """``value`` with every ``{name}`` replaced by ``values[name]`` (strings, array items,
-    map keys and values)."""
+    map keys and values), the value inserted as it is."""
     if isinstance(value, str):
         if "{" not in value:
             return value
@@ -93,6 +108,29 @@ def expand(value: Any, values: Mapping[str, str]) -> Any:
     if isinstance(value, tuple):
         return tuple(expand(v, values) for v in value)
     return value
+
+
+def expand_uri(
+    template: str, values: Mapping[str, str], inserted: Mapping[str, str]
+) -> str:
+    """An endpoint URI: placeholders naming the server (in ``scheme://`` and the authority
+    up to the path, or in a bootstrap server ``{host}:{port}`` without a scheme) take the
+    value as given, so ``{broker}`` may hold ``host:port``; placeholders in the path and the
+    query are percent-encoded (``inserted``), as a message template's are."""
+    scheme = template.find("://")
+    if scheme < 0:
+        return str(expand(template, values))
+    start = scheme + 3
+    ends = [i for i in (template.find(c, start) for c in "/?#") if i >= 0]
+    end = min(ends) if ends else len(template)
+    return str(expand(template[:end], values)) + str(expand(template[end:], inserted))
+
+
+def encoded(values: Mapping[str, str]) -> dict[str, str]:
+    """Placeholder values as an RFC 6570 level-1 expansion inserts them: every character
+    other than letters, digits and ``-._~`` percent-encoded (UTF-8), as the producers of
+    the generated package expand the same placeholders in message templates."""
+    return {name: pct_encode_unreserved(value) for name, value in values.items()}
 
 
 def _option_name(
@@ -160,9 +198,13 @@ def resolve(
             f"endpoint {endpoint.id!r} needs placeholder value(s) {listed}: pass "
             + ", ".join(f"{n}=..." for n in missing)
         )
+    inserted = encoded(values)
     if catalog_uris:
-        uris = tuple(expand(u, values) for u in catalog_uris)
-    resolved = {k: expand(v, values) for k, v in options.items()}
+        uris = tuple(expand_uri(u, values, inserted) for u in catalog_uris)
+    verbatim = binding.VERBATIM
+    resolved = {
+        k: expand(v, values if k in verbatim else inserted) for k, v in options.items()
+    }
     for k, v in overrides.items():
         if v is not None:
             resolved[k] = v

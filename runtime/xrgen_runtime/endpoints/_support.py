@@ -27,6 +27,9 @@ class EndpointSupport(Protocol):
 
     #: rc4 option names the binding applies (also the names callers may override)
     OPTIONS: frozenset[str]
+    #: options whose placeholders take their values as given (not percent-encoded): values
+    #: that name no address and that the client library encodes itself (HTTP headers, query)
+    VERBATIM: frozenset[str]
     #: further keyword arguments of ``sender``/``receiver``/``config`` (client settings)
     CLIENT_ARGS: frozenset[str]
     #: the roles ``receiver()`` serves, in preference order

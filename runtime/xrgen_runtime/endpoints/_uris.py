@@ -6,14 +6,14 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
 
-from ._errors import EndpointError
+from ._errors import EndpointConnectFailed, EndpointError
 
 if TYPE_CHECKING:
     from ._resolve import Settings
 
-__all__ = ["Address", "Scheme", "addresses", "first_connected"]
+__all__ = ["Address", "Scheme", "addresses", "connected", "first_connected", "reason"]
 
 T = TypeVar("T")
 
@@ -38,7 +38,9 @@ class Address:
     scheme: str
     host: str
     port: int
-    #: the path, percent-decoded, without the leading ``/`` (``""``: none)
+    #: the path as written (percent-encoded, as a placeholder value was inserted), without the
+    #: leading ``/`` (``""``: none): a topic or node taken from it is the text a producer's
+    #: template of the same address expands to
     path: str
     info: Scheme
 
@@ -75,7 +77,7 @@ def addresses(settings: Settings, schemes: dict[str, Scheme]) -> tuple[Address, 
                 f"endpoint {endpoint.id!r}: URI {uri!r} needs a host and one of the "
                 f"schemes {', '.join(sorted(schemes))}"
             )
-        path = unquote(parts.path.lstrip("/"))
+        path = parts.path.lstrip("/")
         out.append(Address(uri, scheme, parts.hostname, port or info.port, path, info))
     return tuple(out)
 
@@ -85,17 +87,36 @@ def first_connected(
 ) -> T:
     """``build(address)`` for the URIs in preference order, until one connects.
 
-    With one URI its error propagates as raised; with several, a ``ConnectionError`` lists
-    what each attempt raised.
+    When none does, ``EndpointConnectFailed`` names the endpoint and each host and port tried
+    with what the client raised (its connect timeout bounds each attempt).
     """
-    if len(found) == 1:
-        return build(found[0])
-    failures: list[str] = []
+    failures: list[tuple[str, str]] = []
     for address in found:
         try:
             return build(address)
         except (OSError, TimeoutError) as exc:
-            failures.append(f"{address.uri}: {type(exc).__name__}: {exc}")
-    raise ConnectionError(
-        f"endpoint {settings.endpoint.id!r}: no URI reachable: " + "; ".join(failures)
-    )
+            failures.append((f"{address.host}:{address.port}", reason(exc)))
+    raise EndpointConnectFailed(settings.endpoint.id, failures)
+
+
+def connected(settings: Settings, where: str, build: Callable[[], T]) -> T:
+    """``build()`` of a client that tries the endpoint's servers itself (``where``: them, for
+    the message); a connect error becomes ``EndpointConnectFailed`` naming the endpoint.
+    """
+    try:
+        return build()
+    except (OSError, TimeoutError) as exc:
+        host, port = getattr(exc, "host", None), getattr(exc, "port", None)
+        if host is not None and port is not None:
+            where = f"{host}:{port}" if port != "" else str(host)
+        raise EndpointConnectFailed(
+            settings.endpoint.id, [(where, reason(exc))]
+        ) from exc
+
+
+def reason(exc: BaseException) -> str:
+    """What a client raised, for a connect error: the adapter's reason, or the exception."""
+    text = getattr(exc, "reason", None)
+    if isinstance(text, str):
+        return text
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__

@@ -1,0 +1,55 @@
+"""``SendFuture``, the future a sender returns per message: the ``concurrent.futures.Future``
+API and guarantees with its lock made on first use (waiting, callbacks, ``wait``, and a
+waiter racing the resolving thread)."""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import threading
+import time
+
+import pytest
+from xrgen_runtime.adapters._future import SendFuture
+
+
+def test_result_exception_and_callbacks() -> None:
+    f: SendFuture[int] = SendFuture()
+    f.set_result(3)
+    assert f.done() and f.result(0) == 3
+    with pytest.raises(cf.InvalidStateError):
+        f.set_exception(ValueError("twice"))
+    failed: SendFuture[int] = SendFuture()
+    failed.set_exception(ValueError("refused"))
+    with pytest.raises(ValueError, match="refused"):
+        failed.result(0)
+    got: list[int] = []
+    later: SendFuture[int] = SendFuture()
+    later.add_done_callback(lambda x: got.append(x.result()))
+    later.set_result(5)
+    later.add_done_callback(
+        lambda x: got.append(x.result() + 1)
+    )  # already done: at once
+    assert got == [5, 6]
+    with pytest.raises(cf.InvalidStateError):
+        later.set_result(7)  # the lock exists now: the Future's own checks apply
+
+
+def test_waiters_are_woken_whoever_comes_first() -> None:
+    for _ in range(500):
+        f: SendFuture[int] = SendFuture()
+        got: list[int] = []
+        waiter = threading.Thread(target=lambda f=f, got=got: got.append(f.result(5)))
+        waiter.start()
+        f.set_result(7)
+        waiter.join(5)
+        assert got == [7]
+    futures: list[SendFuture[int]] = [SendFuture() for _ in range(100)]
+
+    def resolve() -> None:
+        for f in futures:
+            time.sleep(0.0002)
+            f.set_result(1)
+
+    threading.Thread(target=resolve).start()
+    done, pending = cf.wait(futures, timeout=10)
+    assert len(done) == 100 and not pending
