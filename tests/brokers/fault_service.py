@@ -74,7 +74,7 @@ def main() -> None:
     elif settings.get("asynchronous"):
 
         async def serve() -> None:
-            async with endpoint.receiver(**arguments) as receiver:
+            async with endpoint.async_receiver(**arguments) as receiver:
                 print("ready", flush=True)
                 await receiver.run(dispatcher.dispatch)
 

@@ -358,7 +358,7 @@ class Producer:
         deadline = time.monotonic() + 120
         while True:
             try:
-                sender = await self.pkg.ENDPOINTS[self.binding.out].sender(
+                sender = await self.pkg.ENDPOINTS[self.binding.out].async_sender(
                     **self.binding.where
                 )
                 break
