@@ -5,11 +5,12 @@ It serves one consumer endpoint of a generated package with the endpoint's recei
 dispatcher that gives handler errors back (``redeliver=True``), until SIGTERM. The handler
 appends the ``order_id`` of each message it handled to ``log`` with one ``write`` (so a
 kill -9 loses no line the handler finished) and raises on the first attempt of each id in
-``fail``. ``ready`` is printed once the receiver is connected. HTTP endpoints are served by
+``fail`` (writing the id to ``raised`` first). ``ready`` is printed once the receiver is connected. HTTP endpoints are served by
 uvicorn on ``port``.
 
 Settings: ``path`` and ``package`` (the generated package), ``endpoint``, ``arguments`` (the
 receiver's keyword arguments), ``log``, ``dead`` (dead letters, one line each), ``fail``,
+``raised``,
 ``asynchronous`` (NATS), ``port`` (HTTP).
 """
 
@@ -38,6 +39,7 @@ def main() -> None:
     endpoint = package.ENDPOINTS[settings["endpoint"]]
     log = os.open(settings["log"], os.O_WRONLY | os.O_APPEND | os.O_CREAT)
     dead = os.open(settings["dead"], os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+    raised = os.open(settings["raised"], os.O_WRONLY | os.O_APPEND | os.O_CREAT)
     fail = set(settings.get("fail", ()))
     tried: set[str] = set()
 
@@ -45,6 +47,7 @@ def main() -> None:
         order_id = event.data.order_id
         if order_id in fail and order_id not in tried:
             tried.add(order_id)
+            os.write(raised, (order_id + "\n").encode())
             raise RuntimeError(f"the first attempt of {order_id} fails")
         os.write(log, (order_id + "\n").encode())
 
@@ -71,7 +74,7 @@ def main() -> None:
     elif settings.get("asynchronous"):
 
         async def serve() -> None:
-            async with endpoint.receiver(**arguments) as receiver:
+            async with endpoint.async_receiver(**arguments) as receiver:
                 print("ready", flush=True)
                 await receiver.run(dispatcher.dispatch)
 

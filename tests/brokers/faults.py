@@ -171,6 +171,8 @@ class Service:
         self.binding = binding
         self.log = folder / f"{binding.name}-handled.log"
         self.dead = folder / f"{binding.name}-dead.log"
+        #: the ids in ``fail`` whose handler raised, once per raise
+        self.raised = folder / f"{binding.name}-raised.log"
         self.stderr = folder / f"{binding.name}-service.err"
         settings: dict[str, Any] = {
             "path": str(Path(pkg.__file__ or "").parents[1]),
@@ -179,6 +181,7 @@ class Service:
             "arguments": {**binding.where, **binding.receiver},
             "log": str(self.log),
             "dead": str(self.dead),
+            "raised": str(self.raised),
             "fail": sorted(fail),
             "asynchronous": binding.asynchronous,
         }
@@ -222,6 +225,9 @@ class Service:
         if not self.log.exists():
             return []
         return self.log.read_text().split()
+
+    def raises(self) -> list[str]:
+        return self.raised.read_text().split() if self.raised.exists() else []
 
     def dead_letters(self) -> list[str]:
         return self.dead.read_text().splitlines() if self.dead.exists() else []
@@ -352,7 +358,7 @@ class Producer:
         deadline = time.monotonic() + 120
         while True:
             try:
-                sender = await self.pkg.ENDPOINTS[self.binding.out].sender(
+                sender = await self.pkg.ENDPOINTS[self.binding.out].async_sender(
                     **self.binding.where
                 )
                 break

@@ -24,6 +24,7 @@ from urllib.parse import urljoin
 
 import pytest
 from netutil import free_port
+from xrgen_runtime.adapters._http_receipts import HttpSendError
 
 from .conftest import (
     HOST,
@@ -189,8 +190,8 @@ def test_nats_producer_to_queue_group_subscriber(
     inbox = Inbox(EP["svc.nats.in"])
 
     async def main() -> int:
-        async with EP["svc.nats.in"].receiver(**nats_where) as r:
-            async with EP["svc.nats.out"].sender(**nats_where) as s:
+        async with EP["svc.nats.in"].async_receiver(**nats_where) as r:
+            async with EP["svc.nats.out"].async_sender(**nats_where) as s:
                 for i in range(4):
                     await s.send(order(svc, i))
             return await r.run(inbox.dispatcher.dispatch_async, max_messages=4, idle_timeout=10)
@@ -206,7 +207,7 @@ def test_nats_jetstream_durable_receiver(
     inbox = Inbox(EP["svc.nats.in"])
 
     async def main() -> int:
-        sender = await EP["svc.nats.out"].sender(**nats_where, jetstream=True)
+        sender = await EP["svc.nats.out"].async_sender(**nats_where, jetstream=True)
         import nats
 
         nc = await nats.connect(f"nats://{nats_where['host']}:{nats_where['natsport']}")
@@ -218,7 +219,9 @@ def test_nats_jetstream_durable_receiver(
             for i in range(3):
                 await sender.send(order(svc, i))
             await sender.close()
-            async with EP["svc.nats.in"].receiver(**nats_where, durable="d" + run) as r:
+            async with EP["svc.nats.in"].async_receiver(
+                **nats_where, durable="d" + run
+            ) as r:
                 return await r.run(inbox.dispatcher.dispatch_async, max_messages=3, idle_timeout=10)
         finally:
             await js.delete_stream(stream)
@@ -287,12 +290,14 @@ def test_http_webhook_sender_to_served_endpoint(
     app = hook.receiver(**http_where, on_message=on_message)
     with serving(app, int(http_where["httpport"])):
         with hook.sender(**http_where) as s:
-            assert s.send(order(svc, 1)).status == 202
+            assert s.send(order(svc, 1)).result().status == 202
         with hook.sender(**http_where, api_key="wrong") as s:
-            assert s.send(order(svc, 2)).status == 401  # the served endpoint checks the key
+            with pytest.raises(HttpSendError) as refused:  # the served endpoint checks the key
+                s.send(order(svc, 2)).result()
+            assert refused.value.response.status == 401
 
         async def send_async() -> int:
-            async with hook.sender(**http_where, asynchronous=True) as s:
+            async with hook.async_sender(**http_where) as s:
                 return (await s.send(order(svc, 3))).status  # type: ignore[no-any-return]
 
         assert asyncio.run(send_async()) == 202
@@ -307,6 +312,24 @@ def test_http_webhook_sender_to_served_endpoint(
         assert outside.status_code == 404
     assert inbox.ids() == ["o-1", "o-3"]
     assert ("X-Service", "billing") in [(k.title(), v) for k, v in seen[0].headers]
+
+
+def test_the_response_read_on_a_sent_future_is_deprecated(
+    svc: ModuleType, EP: Any, http_where: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``send(...).status`` of earlier releases still reads the response, with a warning
+    (``send(...).result().status`` is the current form)."""
+    hook = EP["svc.http.hook"]
+    monkeypatch.setenv("XRGEN_SVC_HTTP_HOOK_API_KEY", "key-" + http_where["run"])
+    inbox = Inbox(hook)
+    app = hook.receiver(**http_where, on_message=inbox.dispatcher.dispatch_async)
+    with serving(app, int(http_where["httpport"])), hook.sender(**http_where) as s:
+        sent = s.send(order(svc, 1))
+        with pytest.deprecated_call(match=r"result\(\)\.status"):
+            assert sent.status == 202
+        with pytest.deprecated_call(match=r"result\(\)\.headers"):
+            assert sent.headers == sent.result().headers
+    assert inbox.ids() == ["o-1"]
 
 
 def test_http_pull_consumer(svc: ModuleType, EP: Any, http_where: dict[str, str]) -> None:

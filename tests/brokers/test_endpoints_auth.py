@@ -67,7 +67,7 @@ def test_nats_credentials_from_the_environment(
     inbox = Inbox(into)
 
     async def main() -> int:
-        async with into.receiver(**where) as r, out.sender(**where) as s:
+        async with into.async_receiver(**where) as r, out.async_sender(**where) as s:
             for i in range(2):
                 await s.send(order(svc, i))
             return await r.run(inbox.dispatcher.dispatch_async, max_messages=2, idle_timeout=10)
@@ -76,7 +76,7 @@ def test_nats_credentials_from_the_environment(
     assert inbox.ids() == ["o-0", "o-1"]
 
     async def wrong() -> None:
-        sender = await out.sender(**where, password="not-" + PASSWORD, options={"max_reconnect_attempts": 0, "allow_reconnect": False})
+        sender = await out.async_sender(**where, password="not-" + PASSWORD, options={"max_reconnect_attempts": 0, "allow_reconnect": False})
         await sender.close()
 
     with pytest.raises(Exception) as refused:

@@ -58,9 +58,9 @@ def test_catalog_jetstream_endpoints(
     async def main() -> tuple[list[Any], int, dict[str, Any]]:
         import nats
 
-        async with EP["svc.nats.js.out"].sender(**where) as s:
+        async with EP["svc.nats.js.out"].async_sender(**where) as s:
             acks = [await s.send(_job(svc, i, run)) for i in range(5)]
-        async with EP["svc.nats.js.in"].receiver(**where) as r:
+        async with EP["svc.nats.js.in"].async_receiver(**where) as r:
             handled = await r.run(
                 inbox.dispatcher.dispatch_async, max_messages=5, idle_timeout=10
             )
@@ -100,9 +100,9 @@ def test_an_absent_stream_is_an_error_naming_it(
 
     async def connect(ep: str, **kw: Any) -> None:
         async with (
-            EP[ep].receiver(**where, **kw)
+            EP[ep].async_receiver(**where, **kw)
             if ep.endswith("in")
-            else EP[ep].sender(**where, **kw)
+            else EP[ep].async_sender(**where, **kw)
         ):
             pass
 

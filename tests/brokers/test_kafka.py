@@ -149,3 +149,29 @@ def test_unhandled_message_is_redelivered(rt: ModuleType, kafka_bootstrap: str) 
     assert [e.attributes["id"] for e in sink.handled] == [
         e.attributes["id"] for e in events[1:]
     ]
+
+
+def test_receiver_takes_a_topic_created_after_it_subscribed(
+    rt: ModuleType, kafka_bootstrap: str
+) -> None:
+    """A receiver subscribed to a topic that does not exist yet consumes it once a send
+    created it, the messages sent before the group's assignment included."""
+    kafka, ka = codec(rt, "kafka"), adapter(rt, "kafka")
+    topic = unique("kafka-later")
+    errors: list[Any] = []
+    with ka.KafkaReceiver(
+        consumer_config(kafka_bootstrap, unique("g")),
+        [topic],
+        on_error=errors.append,
+    ) as receiver:
+        # served until the group is joined, the topic reported missing: nothing arrives
+        assert receiver.run(lambda m: None, idle_timeout=3) == 0
+        assert any(topic in e.str() for e in errors), errors
+        events = [make_event(rt, rt.KafkaBinding(topic=topic)) for _ in range(3)]
+        with ka.KafkaSender({"bootstrap.servers": kafka_bootstrap}) as sender:
+            for future in [sender.send(kafka.encode(e)) for e in events]:
+                future.result(30)
+        got: list[Any] = []
+        assert receiver.run(got.append, max_messages=3, idle_timeout=60) == 3
+    sent = {kafka.encode(e).value for e in events}
+    assert {m.value for m in got} == sent

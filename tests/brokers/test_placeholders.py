@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from netutil import free_port
+from xrgen_runtime.adapters._http_receipts import HttpSendError
 
 from .conftest import HOST, KAFKA_CONSUMER, RABBITMQ_URL, unique
 from .endpoints_catalog import ORDER_SCHEMA, amqp_login_fixture  # noqa: F401  (fixture)
@@ -191,8 +192,10 @@ def test_nats(ph: ModuleType, nats_url: str) -> None:
     async def main() -> None:
         for fleet in VALUES:
             got = Got(ph.ENDPOINTS["ph.nats.in"])
-            async with ph.ENDPOINTS["ph.nats.in"].receiver(**where, fleet=fleet) as r:
-                async with ph.ENDPOINTS["ph.nats.out"].sender(
+            async with ph.ENDPOINTS["ph.nats.in"].async_receiver(
+                **where, fleet=fleet
+            ) as r:
+                async with ph.ENDPOINTS["ph.nats.out"].async_sender(
                     **where, fleet=fleet
                 ) as s:
                     await s.send(_moved(ph, "nats", fleet=fleet, run=run))
@@ -241,8 +244,10 @@ def test_http(ph: ModuleType) -> None:
             **where, fleet=fleet, on_message=got.dispatcher.dispatch_async
         )
         with serving(app, port), hook.sender(**where, fleet=fleet) as s:
-            assert s.send(_moved(ph, "http", fleet=fleet)).status == 202
+            assert s.send(_moved(ph, "http", fleet=fleet)).result().status == 202
             other = "other" if fleet != "other" else "x"
             with hook.sender(**where, fleet=other) as elsewhere:
-                assert elsewhere.send(_moved(ph, "http", fleet=fleet)).status == 404
+                with pytest.raises(HttpSendError) as refused:
+                    elsewhere.send(_moved(ph, "http", fleet=fleet)).result()
+                assert refused.value.response.status == 404
         assert got.params == [{"fleet": fleet}] and not got.dead

@@ -49,6 +49,10 @@ _log = logging.getLogger("xrgen_runtime.adapters.kafka")
 #: seconds without a ``send`` after which the sender's thread serves delivery reports
 _IDLE = 0.05
 _DOWN = confluent_kafka.KafkaError._ALL_BROKERS_DOWN
+_UNKNOWN_TOPIC = confluent_kafka.KafkaError.UNKNOWN_TOPIC_OR_PART
+#: seconds between metadata requests of a receiver while a subscribed topic does not exist
+#: (librdkafka itself looks again after ``topic.metadata.refresh.interval.ms``: 5 minutes)
+_MISSING_TOPIC_CHECK = 0.5
 
 
 class _ClientLog:
@@ -96,11 +100,11 @@ def _client_config(
     return conf
 
 
-def _reachable(client: Any, brokers: _Brokers, timeout: float) -> None:
-    """Raise ``ConnectFailed`` unless a broker answers a metadata request in ``timeout``;
-    from then on the error callback tracks the brokers (``_Brokers``)."""
+def _reachable(client: Any, brokers: _Brokers, timeout: float) -> Any:
+    """The cluster's metadata; raise ``ConnectFailed`` unless a broker answers the request
+    in ``timeout``; from then on the error callback tracks the brokers (``_Brokers``)."""
     try:
-        client.list_topics(timeout=timeout)
+        return client.list_topics(timeout=timeout)
     except confluent_kafka.KafkaException as exc:
         error = exc.args[0]
         reason = brokers.last or (error.str() if hasattr(error, "str") else str(error))
@@ -282,11 +286,22 @@ class KafkaReceiver(PollingReceiver[Any, KafkaMessage]):
     on ``close``; with ``enable.auto.commit`` false each message's offset is committed
     synchronously after its handler. ``partitions`` assigns those partitions of the topics
     (explicit selection, starting at the group's committed offsets) instead of joining the
-    group's assignment. Non-fatal client errors go to ``on_error`` (default: ignored,
-    librdkafka recovers); fatal ones raise ``confluent_kafka.KafkaException``.
+    group's assignment. A subscribed topic that does not exist yet (the first send creates
+    it) is looked up every half second until it does, and the group then consumes it from
+    the offset ``auto.offset.reset`` gives a new group. Non-fatal client errors go to
+    ``on_error`` (default: ignored, librdkafka recovers); fatal ones raise
+    ``confluent_kafka.KafkaException``.
     """
 
-    __slots__ = ("_consumer", "_on_error", "_manual", "_stored", "_rewound")
+    __slots__ = (
+        "_consumer",
+        "_on_error",
+        "_manual",
+        "_stored",
+        "_rewound",
+        "_missing",
+        "_look_again",
+    )
 
     def __init__(
         self,
@@ -309,12 +324,19 @@ class KafkaReceiver(PollingReceiver[Any, KafkaMessage]):
         self._rewound: dict[tuple[str, int], int] = {}
         self._consumer: Any = confluent_kafka.Consumer(conf)
         try:
-            _reachable(self._consumer, brokers, connect_timeout)
+            cluster = _reachable(self._consumer, brokers, connect_timeout)
         except ConnectFailed:
             self._consumer.close()
             raise
+        #: subscribed topics the cluster does not have (yet), and when to look again
+        self._missing: list[str] = []
+        self._look_again = 0.0
         if partitions is None:
-            self._consumer.subscribe(list(topics))
+            topics = list(topics)
+            self._consumer.subscribe(topics)
+            self._missing = [
+                t for t in topics if not t.startswith("^") and t not in cluster.topics
+            ]
         else:
             wanted = list(partitions)
             self._consumer.assign(
@@ -323,6 +345,8 @@ class KafkaReceiver(PollingReceiver[Any, KafkaMessage]):
         self._on_error = on_error
 
     def _poll(self, timeout: float) -> Any:
+        if self._missing:
+            self._look_for_topics()
         record = self._consumer.poll(timeout)
         if record is None:
             return None
@@ -331,9 +355,33 @@ class KafkaReceiver(PollingReceiver[Any, KafkaMessage]):
             return record
         if err.fatal():
             raise confluent_kafka.KafkaException(err)
+        if err.code() == _UNKNOWN_TOPIC and record.topic():
+            topic = record.topic()
+            if topic not in self._missing:
+                self._missing.append(topic)
         if self._on_error is not None:
             self._on_error(err)
         return None
+
+    def _look_for_topics(self) -> None:
+        """Ask for the missing topics' metadata (at most every ``_MISSING_TOPIC_CHECK``
+        seconds): the answer updates the client's metadata, and the group's subscription
+        takes a topic in as soon as it exists."""
+        now = time.monotonic()
+        if now < self._look_again:
+            return
+        self._look_again = now + _MISSING_TOPIC_CHECK
+        still: list[str] = []
+        for topic in self._missing:
+            try:
+                found = self._consumer.list_topics(topic, timeout=_MISSING_TOPIC_CHECK)
+            except confluent_kafka.KafkaException:  # no answer now: ask again later
+                still.append(topic)
+                continue
+            meta = found.topics.get(topic)
+            if meta is None or meta.error is not None:
+                still.append(topic)
+        self._missing = still
 
     def _convert(self, raw: Any) -> KafkaMessage:
         return from_confluent(raw)
