@@ -367,17 +367,24 @@ def _reading_dispatcher(
     return d
 
 
+def _failing_on_two(calls: list[float]) -> Any:
+    """A handler recording each reading's value that raises for the value 2.0."""
+
+    def handle(event: Any, params: dict[str, str]) -> None:
+        calls.append(event.data.value)
+        if event.data.value == 2.0:
+            raise ValueError("no")
+
+    return handle
+
+
 def test_a_handler_error_is_dead_lettered_and_the_message_acknowledged(acme: ModuleType) -> None:
     """As on a real broker (``tests/brokers/test_in_memory_parity.py``): the loop does not
     stop; the dispatcher's dead letter is delivered, then the message is acknowledged."""
     broker = KafkaBroker()
     calls: list[float] = []
     dead: list[tuple[float, str]] = []
-
-    def handle(event: Any, params: dict[str, str]) -> None:
-        calls.append(event.data.value)
-        if event.data.value == 2.0:
-            raise ValueError("no")
+    handle = _failing_on_two(calls)
 
     with broker.receiver("acme.readings") as receiver:
         _readings(acme, broker, [1.0, 2.0, 3.0])
@@ -393,11 +400,7 @@ def test_a_handler_error_given_back_is_retried_then_dead_lettered(acme: ModuleTy
     broker = KafkaBroker()
     calls: list[float] = []
     dead: list[tuple[float, str]] = []
-
-    def handle(event: Any, params: dict[str, str]) -> None:
-        calls.append(event.data.value)
-        if event.data.value == 2.0:
-            raise ValueError("no")
+    handle = _failing_on_two(calls)
 
     d = _reading_dispatcher(acme, handle, dead)
     d.handler_errors = "raise"

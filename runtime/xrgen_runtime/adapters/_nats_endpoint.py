@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..bindings import NatsBinding
 from ..bindings import nats as codec
-from ..endpoints._connecting import Connecting
 from ..endpoints._credentials import classify
 from ..endpoints._encode import checked_encoder
 from ..endpoints._errors import EndpointConnectFailed, EndpointError
 from ..endpoints._uris import Scheme, addresses, reason
+from ._connecting import Connecting
 
 if TYPE_CHECKING:
     from .._event import Event

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..adapters._bridge import asynchronous, blocking
-from ._connecting import Connecting
+from ..adapters._connecting import Connecting
 from ._resolve import resolve
 
 if TYPE_CHECKING:
