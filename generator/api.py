@@ -14,18 +14,18 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any, Protocol
 
-from . import ir
 from ._version import __version__
 from .diagnostics import Diagnostics
 from .internal import XRG_INTERNAL, XRG_OUT_OF_MEMORY, XRG_RECURSION, internal_error
+from .model import ir
 from .result import Result
 from .targets import Options, OutputFile
 
 if TYPE_CHECKING:  # the heavy stages (black, datamodel-code-generator) load only when needed
     from .format import Formatter
     from .limits import Limits
-    from .registry import Registry
-    from .resolve import Resolved
+    from .model.registry import Registry
+    from .model.resolved import Resolved
     from .runtime_info import RuntimeInfo
 
 __all__ = [

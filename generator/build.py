@@ -25,13 +25,13 @@ import json
 import re
 from typing import Any
 
-from . import formats, ir, protocols
+from . import formats, protocols
 from .cloudevents import CLOUDEVENTS, FREE_CORE, is_cloudevents
 from .diagnostics import Diagnostics
-from .endpoints.references import ResolvedEndpoint
+from .model import ir
+from .model.resolved import Resolved, ResolvedEndpoint, ResolvedMessage, ResolvedSchema
 from .naming import Scope, last_segment, pascal, short_names, snake
 from .protocols import placeholders_of
-from .resolve import Resolved, ResolvedMessage, ResolvedSchema
 
 CE_CONTEXT = frozenset(
     {"specversion", "id", "source", "type", "datacontenttype", "dataschema", "subject", "time"}

@@ -10,21 +10,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import protocols
 from .cloudevents import takes_group_envelope
 from .diagnostics import Diagnostics, pointer
-from .endpoints.references import (
-    ResolvedEndpoint,
-    check_placeholders,
-    check_protocols,
-    read_endpoints,
-)
-from .registry import Entity, Registry
-
-if TYPE_CHECKING:
-    from .resolve import ResolvedGroup
+from .endpoints.references import check_placeholders, check_protocols, read_endpoints
+from .model.registry import Entity, Registry
+from .model.resolved import ResolvedEndpoint, ResolvedGroup
 
 
 def group_envelope(

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from . import ir
 from .formats import FORMATS
 from .formats._models import ALWAYS_RESERVED, Diag, Imports, permissive
 from .formats.jsonschema import XRG_JSON_UNMAPPED
+from .model import ir
 from .naming import Scope
 
 

@@ -28,9 +28,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from . import formats, ir, protocols
+from . import formats, protocols
 from .diagnostics import Diagnostics
 from .formats.jsonschema_disjoint import ANY, Shape, read, shapes_disjoint
+from .model import ir
 
 _VAR = re.compile(r"\{([^{}]*)\}")
 _NOW = "0000-01-01T00:00:00Z"

@@ -12,8 +12,8 @@ import os
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from . import ir
 from .diagnostics import Diagnostic, Diagnostics
+from .model import ir
 
 if TYPE_CHECKING:
     from .api import Progress

@@ -27,9 +27,9 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from . import ir
 from .diagnostics import Diagnostics, pointer
 from .formats.jsonschema_fragment import node_at, refs
+from .model import ir
 
 #: a pattern pydantic's Rust regex engine cannot run (lookaround, backreference)
 XRG_PATTERN_NOT_LINEAR = "XRG340"

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 from . import formats, protocols, xids
@@ -41,56 +40,14 @@ from .cloudevents import (
     registry_base,
 )
 from .diagnostics import Diagnostics
-from .endpoints.references import ResolvedEndpoint
 from .formats.jsonschema_fragment import fragment as json_fragment
 from .formats.spelling import schema_format_family
 from .group_defaults import apply_endpoints, group_envelope
-from .registry import Entity, MessageGroupEntry, Registry, SchemaEntry
+from .model.registry import Entity, MessageGroupEntry, Registry, SchemaEntry
+from .model.resolved import Resolved, ResolvedGroup, ResolvedMessage, ResolvedSchema
 
 #: ``.../schemas/<id>[/versions/<v>]:<type name or pointer>``
 _NAMED_TYPE = re.compile(r"^(.*?/schemas/[^/:]+(?:/versions/[^/:]+)?):(.+)$")
-
-
-@dataclass(slots=True)
-class ResolvedSchema:
-    family: str  # a ``formats`` family id ("json", "avro", "jsonstructure", ...) or other name
-    format: str  # as spelled by the catalog
-    schema: Any
-    location: str
-    uri: str | None = None
-
-
-@dataclass(slots=True)
-class ResolvedMessage:
-    id: str
-    group_id: str
-    data: dict[str, Any]
-    file: str
-    pointer: str
-    schema: ResolvedSchema | None = None
-    alias_of: str | None = None
-    #: True when the message merged a basemessage (its result needs the full semantic check)
-    derived: bool = False
-
-    @property
-    def location(self) -> str:
-        return f"{self.file}#{self.pointer}"
-
-
-@dataclass(slots=True)
-class ResolvedGroup:
-    id: str
-    data: dict[str, Any]
-    file: str
-    pointer: str
-    messages: list[ResolvedMessage] = field(default_factory=list)
-
-
-@dataclass(slots=True)
-class Resolved:
-    groups: list[ResolvedGroup]
-    sources: list[str]
-    endpoints: list[ResolvedEndpoint] = field(default_factory=list)
 
 
 def deep_merge(base: Any, child: Any) -> Any:

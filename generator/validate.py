@@ -1,4 +1,4 @@
-"""Validate stage: structural checks (our pydantic models, ``catalog_model``) and the semantic
+"""Validate stage: structural checks (our pydantic models, ``model.catalog``) and the semantic
 rules of the xRegistry message, schema and endpoint specs, on the loaded ``Registry``.
 
 Every problem becomes a diagnostic; nothing stops the run. References are not resolved here
@@ -16,7 +16,6 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from . import catalog_model as cm
 from . import formats, protocols
 from .cloudevents import (
     DEFAULT_TYPES,
@@ -40,7 +39,8 @@ from .formats.spelling import (
 from .load import paused_gc
 from .load.errors import SourceError
 from .load.text import parse_text
-from .registry import Entity, Registry, SchemaEntry
+from .model import catalog as cm
+from .model.registry import Entity, Registry, SchemaEntry
 from .value_types import VALUE_CHECKS
 from .value_types import template_problem as template_problem
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .. import ir
 from ..diagnostics import pointer_escape
+from ..model import ir
 from .changes import Change
 from .payload import split_location
 

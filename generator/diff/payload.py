@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..resolve import ResolvedSchema
+from ..model.resolved import ResolvedSchema
 from .changes import BACKWARD, BOTH, FORWARD, NEITHER, Finding
 
 

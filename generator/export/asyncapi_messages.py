@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .. import ir
 from ..build import is_json_content_type
-from ..resolve import ResolvedMessage, ResolvedSchema
+from ..model import ir
+from ..model.resolved import ResolvedMessage, ResolvedSchema
 from . import asyncapi_protocols as protocols
 from .asyncapi_payloads import Payloads
 

@@ -28,8 +28,8 @@ from typing import Any
 from ..build import schema_key
 from ..diagnostics import pointer_escape
 from ..formats.spelling import schema_format_family
+from ..model.resolved import ResolvedSchema
 from ..naming import Scope, last_segment, pascal
-from ..resolve import ResolvedSchema
 
 AVRO_FORMAT = "application/vnd.apache.avro;version=1.9.0"
 PROTOBUF_FORMAT = "application/vnd.google.protobuf;version={}"

@@ -30,8 +30,8 @@ from typing import Any
 
 from xrgen_runtime.formats import AVRO_MEDIA_TYPES
 
-from .. import ir
 from ..literals import py_str, py_value
+from ..model import ir
 from ..naming import Scope
 from ._models import Diag, Imports
 from ._spark import SparkType

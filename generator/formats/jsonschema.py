@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .. import ir
 from ..diagnostics import Diagnostics
+from ..model import ir
 from ..naming import Scope
 from ._models import Diag, Imports
 from ._spark import STRING, SparkType

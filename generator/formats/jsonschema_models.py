@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .. import ir
+from ..model import ir
 from ..naming import Scope, pascal
 from ..payload_checks import nfkc_aliases
 from ._models import Diag, Imports, claim_class, permissive, subclass

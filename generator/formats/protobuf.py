@@ -32,8 +32,8 @@ from typing import Any
 
 from xrgen_runtime.formats import PROTOBUF_MEDIA_TYPES
 
-from .. import ir
 from ..literals import py_str
+from ..model import ir
 from ..naming import Scope, pascal, snake
 from ._models import Diag, Imports, claim_class, model_head, permissive
 from ._spark import SparkType, array, field, map_of, struct

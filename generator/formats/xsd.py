@@ -21,8 +21,8 @@ from typing import Any
 
 from xrgen_runtime.formats.xml import Layout, XComplex, XEnum, XsdUnsupported, parse_xsd
 
-from .. import ir
 from ..literals import py_str
+from ..model import ir
 from ..naming import Scope, pascal, snake
 from ._models import Diag, Imports, claim_class, model_head
 from ._spark import SparkType, array, field, struct

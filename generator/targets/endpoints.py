@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 from typing import Any
 
-from .. import ir
 from ..literals import docstring, docstring_text, py_str, py_value
+from ..model import ir
 from . import Options, OutputFile
 from .views import opt_str
 

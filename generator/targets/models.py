@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
-from .. import ir
 from ..diagnostics import Diagnostics
+from ..model import ir
 from ..models import render_models
 from ..payload_checks import XRG_UNRESOLVED_NAME, model_owner, rust_regex_only, unresolved_names
 from ..render import CHUNK

@@ -7,8 +7,9 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 from typing import Any
 
-from .. import formats, ir, literals
+from .. import formats, literals
 from ..literals import comment, docstring, docstring_text, py_str
+from ..model import ir
 from . import Options, OutputFile
 from . import endpoints as endpoints_target
 from .views import (

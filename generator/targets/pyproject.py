@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-from .. import formats, ir
+from .. import formats
 from ..literals import header, toml_str
+from ..model import ir
 from . import Options, OutputFile
 from .package import next_series, payload_codecs
 

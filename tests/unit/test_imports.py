@@ -48,15 +48,6 @@ KNOWN: frozenset[frozenset[str]] = frozenset(
             "generator.formats.protobuf",
             "generator.formats.xsd",
         ),
-        ("generator.endpoints.references", "generator.group_defaults", "generator.resolve"),
-        (
-            "generator.load",
-            "generator.load.fetch",
-            "generator.load.folder",
-            "generator.load.sources",
-            "generator.load.stack",
-        ),
-        ("generator.diff.catalogs", "generator.diff.versions"),
     )
 )
 

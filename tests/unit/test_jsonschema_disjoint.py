@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ValidationError
 
-from xrgen import ir
 from xrgen.formats.jsonschema_disjoint import disjoint, value_checks
+from xrgen.model import ir
 from xrgen.models import render_models
 
 _counter = itertools.count()

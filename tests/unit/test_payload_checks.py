@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from test_models import load
 
-from xrgen import ir
 from xrgen.diagnostics import Diagnostics
+from xrgen.model import ir
 from xrgen.models import render_models
 from xrgen.payload_checks import (
     check_payloads,

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ... import ir
 from ...literals import py_str, py_value
+from ...model import ir
 from ...naming import Scope, pascal, snake
 from .._models import (
     ALWAYS_RESERVED,
