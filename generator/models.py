@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .formats import FORMATS
-from .formats._models import ALWAYS_RESERVED, Diag, Imports, permissive
-from .formats.jsonschema import XRG_JSON_UNMAPPED
+from .formats._shared.models import ALWAYS_RESERVED, Diag, Imports, permissive
+from .formats.jsonschema.codes import XRG_JSON_UNMAPPED
 from .model import ir
 from .naming import Scope
 

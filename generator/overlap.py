@@ -18,7 +18,7 @@ their placeholders in order of first appearance across the definition (``/a/{x}`
 Definitions with equal keys are *tied*: the dispatcher (and the Spark decoder) gives an event
 to the first of them, in catalog order, whose payload accepts it. So a tied definition is
 shadowed only by an earlier one whose payload schema may accept the same payloads: two JSON
-Schema payloads are told apart when ``formats.jsonschema_disjoint`` proves that no value fits
+Schema payloads are told apart when ``formats.jsonschema.disjoint`` proves that no value fits
 both (a required property with ``const`` / ``enum`` values that do not meet, types that do
 not meet); opaque payloads and other formats always may overlap.
 """
@@ -30,7 +30,7 @@ from typing import Any
 
 from . import formats, protocols
 from .diagnostics import Diagnostics
-from .formats.jsonschema_disjoint import ANY, Shape, read, shapes_disjoint
+from .formats.jsonschema.disjoint import ANY, Shape, read, shapes_disjoint
 from .model import ir
 
 _VAR = re.compile(r"\{([^{}]*)\}")

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .diagnostics import Diagnostics, pointer
-from .formats.jsonschema_fragment import node_at, refs
+from .formats._shared.fragment import node_at, refs
 from .model import ir
 
 #: a pattern pydantic's Rust regex engine cannot run (lookaround, backreference)

@@ -22,9 +22,6 @@ from .views import (
     schemaformat,
 )
 
-#: format family -> its codec module in ``xrgen_runtime.formats``
-RUNTIME_CODECS = {"avro": "avro", "protobuf": "protobuf", "xsd": "xml"}
-
 
 def header(options: Options) -> str:
     return literals.header(options.version, options.catalog_names)
@@ -120,16 +117,15 @@ def payload_codecs(catalog: ir.Catalog, options: Options) -> tuple[list[dict[str
     imports: set[str] = set()
     messages = catalog.messages()
     for p in catalog.payloads:
-        module = formats.module(p.format)
-        factory = getattr(module, "runtime_codec", None)
-        if factory is None:
+        fmt = formats.get(p.format)
+        if fmt is None or fmt.RUNTIME_MODULE is None:
             continue
         mine = [m for m in messages if m.payload is not None and m.payload.key == p.key]
-        made = factory(p, mine, options)
+        made = fmt.runtime_codec(p, mine, options)
         if made is None:
             continue
         name, call = made
-        imports.add(f"from xrgen_runtime.formats.{RUNTIME_CODECS[p.format]} import {name}")
+        imports.add(f"from xrgen_runtime.formats.{fmt.RUNTIME_MODULE} import {name}")
         codecs.append({"model": f"models.{p.model_name}", "codec": call})
     return codecs, sorted(imports)
 

@@ -27,7 +27,7 @@ def plan(catalog: ir.Catalog, options: Options) -> list[OutputFile]:
     packages = [pkg] + [f"{pkg}.{p}" for p in subpackages]
     python, extras = runtime.requires_python, runtime.extras
     # the runtime's extras for the payload formats the catalog's messages travel in
-    needed = sorted({_EXTRAS[f] for f in _used_formats(catalog, options) if f in _EXTRAS})
+    needed = sorted(_extras(catalog, options))
     base = f"xrgen-runtime[{','.join(needed)}]" if needed else "xrgen-runtime"
     context = {
         "header": header(options.version, options.catalog_names),
@@ -57,12 +57,10 @@ def plan(catalog: ir.Catalog, options: Options) -> list[OutputFile]:
     ]
 
 
-#: format family -> the runtime extra its codec needs (XML: the standard library)
-_EXTRAS = {"avro": "avro", "protobuf": "protobuf"}
-
-
-def _used_formats(catalog: ir.Catalog, options: Options) -> set[str]:
-    """Formats of the payloads that have a runtime codec (travel in a format other than JSON)."""
+def _extras(catalog: ir.Catalog, options: Options) -> set[str]:
+    """The runtime extras of the formats whose codecs the package registers (payloads that
+    travel in a format other than JSON)."""
     codecs, _ = payload_codecs(catalog, options)
     models = {c["model"] for c in codecs}
-    return {p.format for p in catalog.payloads if f"models.{p.model_name}" in models}
+    used = (formats.get(p.format) for p in catalog.payloads if f"models.{p.model_name}" in models)
+    return {f.RUNTIME_EXTRA for f in used if f is not None and f.RUNTIME_EXTRA is not None}

@@ -8,7 +8,7 @@ from typing import Any
 
 from .. import formats, overlap, protocols
 from ..diagnostics import Diagnostics
-from ..formats.jsonschema_disjoint import value_checks
+from ..formats.jsonschema.disjoint import value_checks
 from ..literals import py_str, py_value
 from ..model import ir
 from ..spark_types import event_schema, payload_to_spark

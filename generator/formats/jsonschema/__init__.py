@@ -1,18 +1,21 @@
 """JSON Schema payloads (draft-04 to 2020-12): spellings, content types, and the entry points
-of its jobs, each in its own module, imported on first use: checks (``jsonschema_check``,
-meta-validation with the jsonschema library), pydantic models (``jsonschema_models``, through
-datamodel-code-generator) and Spark types (``jsonschema_spark``)."""
+of its jobs, each in its own module, imported on first use: checks (``checks``,
+meta-validation with the jsonschema library), pydantic models (``models``, through
+datamodel-code-generator) and Spark types (``spark``)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from ..diagnostics import Diagnostics
-from ..model import ir
-from ..naming import Scope
-from ._models import Diag, Imports
-from ._spark import STRING, SparkType
+from ...diagnostics import Diagnostics
+from ...model import ir
+from ...naming import Scope
+from .._shared.content import is_json
+from .._shared.fragment import Selected, fragment
+from .._shared.fragment import deep_link as deep_link
+from .._shared.models import Diag, Imports, declared_name
+from .._shared.spark import SparkType
 
 #: the format family id (``ir.Payload.format``)
 NAME = "json"
@@ -30,29 +33,14 @@ EXAMPLE = "JsonSchema/draft-07"
 DATA_NAMES = frozenset({"json"})
 #: the content type inferred when the catalog declares none
 CONTENT_TYPE = "application/json"
-
-#: a JSON Schema could not be mapped: the payload gets a permissive model
-XRG_JSON_UNMAPPED = "XRG320"
-#: a ``$ref`` that cannot be resolved locally (remote, relative file, anchor): typed ``Any``
-XRG_REF_UNSUPPORTED = "XRG321"
-#: datamodel-code-generator warned about a schema (unknown format, ...)
-XRG_JSON_WARNING = "XRG323"
-
-Data = dict[str, Any]
-_JSON_PRIMITIVES = {
-    "integer": "long",
-    "number": "double",
-    "boolean": "boolean",
-    "string": STRING,
-}
-
+#: schemas are JSON documents; the codec is the runtime's JSON
+TEXT = False
+RUNTIME_MODULE: str | None = None
+RUNTIME_EXTRA: str | None = None
 
 def accepts(content_type: str | None) -> bool:
     """Whether the payload travels as JSON: no content type, ``*/json`` or ``*/*+json``."""
-    if content_type is None:
-        return True
-    media = content_type.split(";", 1)[0].strip().lower()
-    return "/" in media and (media.endswith("/json") or media.endswith("+json"))
+    return is_json(content_type)
 
 
 def guess(schema: Any) -> bool:
@@ -64,14 +52,14 @@ def render_models(
     payloads: Sequence[ir.Payload], imports: Imports, scope: Scope, diags: list[Diag]
 ) -> str:
     """The pydantic source of every JSON Schema payload (one dcg call)."""
-    from .jsonschema_models import JsonBatch
+    from .models import JsonBatch
 
     return JsonBatch(payloads, imports, scope, diags).render()
 
 
 def spark_type(schema: Any) -> SparkType:
     """The Spark type of values valid against the JSON Schema ``schema`` (see module rules)."""
-    from .jsonschema_spark import JsonMapper
+    from .spark import JsonMapper
 
     dtype, _ = JsonMapper(schema).map(schema)
     return dtype
@@ -80,7 +68,7 @@ def spark_type(schema: Any) -> SparkType:
 def spark_recursive(schema: Any) -> bool:
     """Whether ``schema`` refers to itself, so that its Spark type holds the recursive part
     as a ``string`` column of JSON text (a Spark type is finite)."""
-    from .jsonschema_spark import JsonMapper
+    from .spark import JsonMapper
 
     mapper = JsonMapper(schema)
     mapper.map(schema)
@@ -89,15 +77,15 @@ def spark_recursive(schema: Any) -> bool:
 
 def check(schema: Any, draft: str | None, file: str, ptr: str, diags: Diagnostics) -> None:
     """Meta-validate an embedded JSON Schema (see ``check_json_schema``)."""
-    from .jsonschema_check import check_json_schema
+    from .checks import check_json_schema
 
     check_json_schema(schema, draft, file, ptr, diags)
 
 
 def check_unlabelled(schema: Any, file: str, ptr: str, diags: Diagnostics) -> None:
     """The checks of a JSON Schema without a declared format that its models rely on: local
-    ``$ref``s that name nothing, misspelled keywords (``jsonschema_check``)."""
-    from .jsonschema_check import check_keywords, check_refs
+    ``$ref``s that name nothing, misspelled keywords (``checks``)."""
+    from .checks import check_keywords, check_refs
 
     check_refs(schema, file, ptr, diags)
     check_keywords(schema, file, ptr, diags)
@@ -117,3 +105,40 @@ def type_pointer(schema: Any, name: str) -> str | None:
         if isinstance(node, dict):
             return candidate
     return None
+
+
+def json_text(text: str) -> bool:
+    """A JSON Schema embedded as a string is JSON text."""
+    return True
+
+
+def unusable(schema: Any) -> str | None:
+    """Every JSON Schema gets a model (a permissive one where it cannot be mapped)."""
+    return None
+
+
+def root_name(schema: Any) -> str | None:
+    """The schema's ``title``, else its ``name`` (the last dotted segment)."""
+    return declared_name(schema, ("title", "name"))
+
+
+def runtime_codec(
+    payload: ir.Payload, messages: Sequence[ir.Message], options: Any
+) -> tuple[str, str] | None:
+    """JSON payloads travel through the runtime's JSON codec: none to register."""
+    return None
+
+
+def select_type(schema: Any, name: str, linked: bool) -> Selected:
+    """The member ``<schema>:name`` names (``type_pointer``); the root schema, with a warning,
+    when there is none and the root's ``title`` is not ``name``. A deep link (``linked``) is
+    the type already."""
+    if linked:
+        return Selected(schema)
+    member = type_pointer(schema, name)
+    found = fragment(schema, member) if member is not None else None
+    if found is not None:
+        return Selected(found, member)
+    if isinstance(schema, dict) and schema.get("title") == name:
+        return Selected(schema)
+    return Selected(schema, problem=f"no member {name!r} in the JSON Schema; the root schema is used")

@@ -21,11 +21,15 @@ from typing import Any
 
 from xrgen_runtime.formats.xml import Layout, XComplex, XEnum, XsdUnsupported, parse_xsd
 
-from ..literals import py_str
-from ..model import ir
-from ..naming import Scope, pascal, snake
-from ._models import Diag, Imports, claim_class, model_head
-from ._spark import SparkType, array, field, struct
+from ...diagnostics import Diagnostics
+from ...literals import py_str
+from ...model import ir
+from ...naming import Scope, pascal, snake
+from .._shared.content import is_json
+from .._shared.fragment import Selected
+from .._shared.fragment import deep_link as deep_link
+from .._shared.models import Diag, Imports, claim_class, model_head
+from .._shared.spark import SparkType, array, field, struct
 
 NAME = "xsd"
 SPELLINGS = frozenset({"xsd", "xmlschema", "xml-schema", "xml"})
@@ -40,6 +44,10 @@ VERSIONS = r"1\.[01]"
 EXAMPLE = "XSD/1.1"
 DATA_NAMES = frozenset({"xml"})
 CONTENT_TYPE = "application/xml"
+#: schemas are XSD text; the codec (XML: the standard library, no extra)
+TEXT = True
+RUNTIME_MODULE = "xml"
+RUNTIME_EXTRA: str | None = None
 
 _PY = {
     "str": ("xrgen_runtime.formats.xml", "XmlStr"),
@@ -71,6 +79,12 @@ def accepts(content_type: str | None) -> bool:
         return False
     media = content_type.split(";", 1)[0].strip().lower()
     return "/" in media and (media.endswith("/xml") or media.endswith("+xml"))
+
+
+def _carried(content_type: str | None) -> bool:
+    """Whether a payload of this format with ``content_type`` travels in it (JSON content
+    types carry the model's JSON instead)."""
+    return accepts(content_type) and not is_json(content_type)
 
 
 def guess(schema: Any) -> bool:
@@ -167,11 +181,9 @@ def runtime_codec(
     payload: ir.Payload, messages: Sequence[ir.Message], options: Any
 ) -> tuple[str, str] | None:
     """``XmlCodec(model, xsd_text)`` when some of ``messages`` carry the payload as XML."""
-    from . import wire_format
-
     if layout(payload.schema) is None:
         return None
-    if not any(wire_format(NAME, m.datacontenttype) == NAME for m in messages):
+    if not any(_carried(m.datacontenttype) for m in messages):
         return None
     return "XmlCodec", f"XmlCodec(models.{payload.model_name}, {py_str(payload.schema)})"
 
@@ -193,3 +205,17 @@ def spark_type(schema: Any) -> SparkType | None:
         return _SPARK[SIMPLE_TYPES[t]]
 
     return of(found.type)
+
+
+def json_text(text: str) -> bool:
+    """XSD text is not JSON."""
+    return False
+
+
+def check_unlabelled(schema: Any, file: str, ptr: str, diags: Diagnostics) -> None:
+    """Nothing beyond what its models check."""
+
+
+def select_type(schema: Any, name: str, linked: bool) -> Selected:
+    """A type name does not select a part of XSD text: the whole schema."""
+    return Selected(schema)

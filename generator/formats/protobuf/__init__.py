@@ -32,11 +32,15 @@ from typing import Any
 
 from xrgen_runtime.formats import PROTOBUF_MEDIA_TYPES
 
-from ..literals import py_str
-from ..model import ir
-from ..naming import Scope, pascal, snake
-from ._models import Diag, Imports, claim_class, model_head, permissive
-from ._spark import SparkType, array, field, map_of, struct
+from ...diagnostics import Diagnostics
+from ...literals import py_str
+from ...model import ir
+from ...naming import Scope, pascal, snake
+from .._shared.content import is_json
+from .._shared.fragment import Selected
+from .._shared.fragment import deep_link as deep_link
+from .._shared.models import Diag, Imports, claim_class, model_head, permissive
+from .._shared.spark import SparkType, array, field, map_of, struct
 
 NAME = "protobuf"
 SPELLINGS = frozenset({"protobuf", "proto", "proto3", "proto2", "protocolbuffers"})
@@ -52,6 +56,10 @@ EXAMPLE = "Protobuf/3"
 DATA_NAMES: frozenset[str] = frozenset()
 CONTENT_TYPE = "application/protobuf"
 MEDIA_TYPES = PROTOBUF_MEDIA_TYPES
+#: schemas are ``.proto`` text; the codec and the extra it needs
+TEXT = True
+RUNTIME_MODULE = "protobuf"
+RUNTIME_EXTRA = "protobuf"
 
 #: a .proto schema could not be compiled or mapped: the payload gets a permissive model
 XRG_PROTO_UNMAPPED = "XRG324"
@@ -77,6 +85,12 @@ def accepts(content_type: str | None) -> bool:
     if content_type is None:
         return False
     return content_type.split(";", 1)[0].strip().lower() in MEDIA_TYPES
+
+
+def _carried(content_type: str | None) -> bool:
+    """Whether a payload of this format with ``content_type`` travels in it (JSON content
+    types carry the model's JSON instead)."""
+    return accepts(content_type) and not is_json(content_type)
 
 
 def guess(schema: Any) -> bool:
@@ -405,9 +419,7 @@ def runtime_codec(
 ) -> tuple[str, str] | None:
     """``ProtobufCodec(model, package, module, message)`` when some of ``messages`` carry the
     payload as Protobuf binary; the compiled module is imported on first use."""
-    from . import wire_format
-
-    if not any(wire_format(NAME, m.datacontenttype) == NAME for m in messages):
+    if not any(_carried(m.datacontenttype) for m in messages):
         return None
     if not isinstance(payload.schema, str):
         return None
@@ -500,3 +512,22 @@ def spark_type(schema: Any) -> SparkType | None:
 
     root = compiled.file.message_type[0]
     return message(root, (f"{prefix}.{root.name}",))
+
+
+def json_text(text: str) -> bool:
+    """``.proto`` text is not JSON."""
+    return False
+
+
+def check_unlabelled(schema: Any, file: str, ptr: str, diags: Diagnostics) -> None:
+    """Nothing beyond what its models check."""
+
+
+def root_name(schema: Any) -> str | None:
+    """The payload's message (``root_message``)."""
+    return root_message(schema)
+
+
+def select_type(schema: Any, name: str, linked: bool) -> Selected:
+    """A type name does not select a part of .proto text: the whole schema."""
+    return Selected(schema)

@@ -1,0 +1,115 @@
+"""What a payload format is to the rest of the generator: its facts and its entry points.
+
+Each package under ``formats/`` is a ``PayloadFormat`` (its ``__init__`` defines every member at
+module level); ``formats.FORMATS`` lists them, and mypy checks each package against this
+protocol there. Callers outside ``formats/`` ask a format through these members, never by
+comparing its ``NAME``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from ..diagnostics import Diagnostics
+from ..model import ir
+from ..naming import Scope
+from ._shared.fragment import Selected
+from ._shared.models import Diag, Imports
+from ._shared.spark import SparkType
+
+
+class PayloadFormat(Protocol):
+    @property
+    def NAME(self) -> str:
+        """The family id, stored in ``ir.Payload.format``."""
+
+    @property
+    def SPELLINGS(self) -> frozenset[str]:
+        """Format names as catalogs write them (lower case, before ``/version``)."""
+
+    @property
+    def TITLE(self) -> str:
+        """The format's name in messages."""
+
+    @property
+    def FORMAT(self) -> str:
+        """The format name xRegistry defines (``<FORMAT>/<version>``)."""
+
+    @property
+    def VERSIONS(self) -> str | None:
+        """The versions xrgen knows, a regular expression over the normalized version
+        (``None``: any)."""
+
+    @property
+    def EXAMPLE(self) -> str:
+        """A well-spelled format string, for hints."""
+
+    @property
+    def DATA_NAMES(self) -> frozenset[str]:
+        """Spellings that name a data format rather than a schema language (XRG148)."""
+
+    @property
+    def MODELED(self) -> bool:
+        """Payload models are generated (else the data stays bytes)."""
+
+    @property
+    def CONTENT_TYPE(self) -> str:
+        """The ``datacontenttype`` inferred when the catalog declares none."""
+
+    @property
+    def TEXT(self) -> bool:
+        """Schemas are text documents (``.proto``, XSD), embedded in a catalog as strings."""
+
+    @property
+    def RUNTIME_MODULE(self) -> str | None:
+        """The module of ``xrgen_runtime.formats`` that holds its codec (``None``: JSON)."""
+
+    @property
+    def RUNTIME_EXTRA(self) -> str | None:
+        """The ``xrgen-runtime`` extra its codec needs (``None``: none)."""
+
+    def accepts(self, content_type: str | None, /) -> bool:
+        """Whether a declared content type puts the payload on the wire in this format."""
+
+    def guess(self, schema: Any, /) -> bool:
+        """Whether an unlabelled schema looks like this format."""
+
+    def json_text(self, text: str, /) -> bool:
+        """Whether a schema embedded as the string ``text`` is JSON text to parse first."""
+
+    def deep_link(self, document: Any, pointer: str, /) -> Selected:
+        """The part of ``document`` at ``pointer`` (a URI fragment without ``#/``) as the
+        payload schema."""
+
+    def select_type(self, schema: Any, name: str, linked: bool, /) -> Selected:
+        """The type that ``<schema>:name`` names (``linked``: the reference also has a
+        fragment)."""
+
+    def check(
+        self, schema: Any, version: str | None, file: str, ptr: str, diags: Diagnostics, /
+    ) -> None:
+        """The checks of an embedded schema of a declared format."""
+
+    def check_unlabelled(self, schema: Any, file: str, ptr: str, diags: Diagnostics, /) -> None:
+        """The checks of a schema without a declared format that looks like this one."""
+
+    def unusable(self, schema: Any, /) -> str | None:
+        """Why payloads of ``schema`` cannot be modeled (``None``: they can)."""
+
+    def root_name(self, schema: Any, /) -> str | None:
+        """The name the schema gives its root type, for the payload model's name."""
+
+    def render_models(
+        self, payloads: Sequence[ir.Payload], imports: Imports, scope: Scope, diags: list[Diag], /
+    ) -> str:
+        """The pydantic source of its payloads."""
+
+    def spark_type(self, schema: Any, /) -> SparkType | None:
+        """The Spark type of its payloads (``None``: not mapped)."""
+
+    def runtime_codec(
+        self, payload: ir.Payload, messages: Sequence[ir.Message], options: Any, /
+    ) -> tuple[str, str] | None:
+        """``(codec class in RUNTIME_MODULE, constructor expression)`` when some of
+        ``messages`` carry ``payload`` in this format, else ``None``."""
