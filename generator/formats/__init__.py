@@ -23,6 +23,9 @@ from ._shared.content import is_json
 #: fallback)
 _ORDER: tuple[PayloadFormat, ...] = (avro, protobuf, xsd, jsonstructure, jsonschema)  # checked
 FORMATS: dict[str, PayloadFormat] = {f.NAME: f for f in _ORDER}
+#: the order of the formats' models in ``models.py``: JSON Schema first (one
+#: datamodel-code-generator batch), then the others
+MODELS_ORDER: tuple[PayloadFormat, ...] = (jsonschema, avro, protobuf, xsd, jsonstructure)
 _BY_SPELLING = {s: m.NAME for m in FORMATS.values() for s in m.SPELLINGS}
 
 
