@@ -18,8 +18,9 @@ from ._version import __version__
 from .diagnostics import Diagnostics
 from .internal import XRG_INTERNAL, XRG_OUT_OF_MEMORY, XRG_RECURSION, internal_error
 from .model import ir
+from .options import Options
 from .result import Result
-from .targets import Options, OutputFile
+from .targets import OutputFile, Target
 
 if TYPE_CHECKING:  # the heavy stages (black, datamodel-code-generator) load only when needed
     from .format import Formatter
@@ -37,8 +38,12 @@ __all__ = [
     "Result",
     "Worker",
     "analyze",
+    "Options",
+    "Target",
     "check",
+    "check_with",
     "generate",
+    "generate_with",
     "inspect_document",
     "internal_error",
     "plan",
@@ -115,7 +120,7 @@ class Worker(Protocol):
     def files(
         self,
         catalog: ir.Catalog,
-        options: Options,
+        target: Target,
         diags: Diagnostics,
         fmt: Formatter,
         progress: Progress | None,
@@ -139,29 +144,52 @@ def generate(
 ) -> Result:
     """Generate the package ``package`` from ``sources``; no files when there are errors.
 
-    ``formatter``: the black formatter to use (default: one without a cache on disk; this
-    function never saves one). ``runtime``: the installed xrgen-runtime's modules and
+    The settings (``strict`` ... ``limits``) are ``Options``' (``generate_with`` takes them
+    whole). ``formatter``: the black formatter to use (default: one without a cache on disk;
+    this function never saves one). ``runtime``: the installed xrgen-runtime's modules and
     requirements (default: scanned). ``worker``: renders and formats some other way (default:
     in this process). Never raises: an unexpected failure is an XRG90x diagnostic
     (``Result.error`` keeps the exception).
     """
+    options = Options.of(
+        strict=strict,
+        spark=spark,
+        pyproject=pyproject,
+        avro_framing=avro_framing,
+        avro_framing_messages=avro_framing_messages,
+        limits=limits,
+    )
+    return generate_with(
+        sources, package, options, formatter=formatter, progress=progress, runtime=runtime,
+        worker=worker,
+    )
+
+
+def generate_with(
+    sources: Sequence[str],
+    package: str,
+    options: Options,
+    *,
+    formatter: Formatter | None = None,
+    progress: Progress | None = None,
+    runtime: RuntimeInfo | None = None,
+    worker: Worker | None = None,
+) -> Result:
+    """``generate`` with its settings as one ``Options``."""
     try:
-        analysis, diags = _checked(sources, strict, limits)
+        analysis, diags = _checked(sources, options)
         if diags.has_errors or analysis.catalog is None:
             return Result({}, diags, error=analysis.error)
-        options = _options(
-            package, analysis.catalog, spark, pyproject, avro_framing, avro_framing_messages,
-            runtime,
-        )
+        target = _target(package, analysis.catalog, options, runtime)
         if formatter is None:
             from .format import Formatter
 
             formatter = Formatter(use_cache=False)
         if worker is None:
-            files = serial_files(analysis.catalog, options, diags, formatter, progress)
+            files = serial_files(analysis.catalog, target, diags, formatter, progress)
         else:
-            files = worker.files(analysis.catalog, options, diags, formatter, progress)
-        if strict:
+            files = worker.files(analysis.catalog, target, diags, formatter, progress)
+        if options.strict:
             diags = diags.strict()
         if diags.has_errors:
             return Result({}, diags)
@@ -184,16 +212,27 @@ def check(
     """The diagnostics ``generate`` reports for the same arguments, without rendering or
     formatting anything (``xrgen validate``): load, validate, resolve, build, the payload
     checks and every output's plan (the payload models included). ``Result.files`` is empty."""
+    options = Options.of(
+        strict=strict,
+        spark=spark,
+        pyproject=pyproject,
+        avro_framing=avro_framing,
+        avro_framing_messages=avro_framing_messages,
+        limits=limits,
+    )
+    return check_with(sources, options, runtime=runtime)
+
+
+def check_with(
+    sources: Sequence[str], options: Options, *, runtime: RuntimeInfo | None = None
+) -> Result:
+    """``check`` with its settings as one ``Options``."""
     try:
-        analysis, diags = _checked(sources, strict, limits)
+        analysis, diags = _checked(sources, options)
         if diags.has_errors or analysis.catalog is None:
             return Result({}, diags, error=analysis.error)
-        options = _options(
-            CHECK_PACKAGE, analysis.catalog, spark, pyproject, avro_framing,
-            avro_framing_messages, runtime,
-        )
-        plan(analysis.catalog, options, diags)
-        return Result({}, diags.strict() if strict else diags)
+        plan(analysis.catalog, _target(CHECK_PACKAGE, analysis.catalog, options, runtime), diags)
+        return Result({}, diags.strict() if options.strict else diags)
     except Exception as exc:  # noqa: BLE001 - every failure is a diagnostic
         return Result({}, internal_error(exc, "validate", sources, Diagnostics()), error=exc)
 
@@ -202,37 +241,20 @@ def check(
 CHECK_PACKAGE = "package"
 
 
-def _options(
-    package: str,
-    catalog: ir.Catalog,
-    spark: bool,
-    pyproject: bool,
-    avro_framing: str,
-    avro_framing_messages: Mapping[str, str] | None,
-    runtime: RuntimeInfo | None,
-) -> Options:
+def _target(
+    package: str, catalog: ir.Catalog, options: Options, runtime: RuntimeInfo | None
+) -> Target:
     if runtime is None:
         from .runtime_info import scan
 
         runtime = scan()
-    return Options(
-        package=package,
-        catalog_names=tuple(catalog.sources),
-        spark=spark,
-        pyproject=pyproject,
-        version=__version__,
-        avro_framing=avro_framing,
-        avro_framing_messages=tuple(sorted((avro_framing_messages or {}).items())),
-        runtime=runtime,
-    )
+    return Target(package, tuple(catalog.sources), options, __version__, runtime)
 
 
-def _checked(
-    sources: Sequence[str], strict: bool, limits: Limits | None
-) -> tuple[Analysis, Diagnostics]:
+def _checked(sources: Sequence[str], options: Options) -> tuple[Analysis, Diagnostics]:
     """The analysis and, when it has no errors, the payload checks (patterns, ``$ref``
     cycles) run before anything is planned."""
-    analysis = analyze(sources, strict, limits)
+    analysis = analyze(sources, options.strict, options.limits)
     diags = analysis.diagnostics
     if diags.has_errors or analysis.catalog is None:
         return analysis, diags
@@ -244,13 +266,13 @@ def _checked(
 
 def serial_files(
     catalog: ir.Catalog,
-    options: Options,
+    target: Target,
     diags: Diagnostics,
     fmt: Formatter,
     progress: Progress | None,
 ) -> dict[PurePosixPath, str]:
     """The package's files (paths relative to --out), rendered and formatted in this process."""
-    planned = plan(catalog, options, diags)
+    planned = plan(catalog, target, diags)
     files: dict[PurePosixPath, str] = {}
     done = sum(not formats_file(f) for f in planned)  # the files taken as rendered
     for f in planned:
@@ -260,28 +282,28 @@ def serial_files(
             done += 1
             if progress is not None:
                 progress("format", done, len(planned))
-        files[out_path(options.package, f.path)] = text
+        files[out_path(target.package, f.path)] = text
     return files
 
 
 def plan(
-    catalog: ir.Catalog, options: Options, diags: Diagnostics, *, models: bool = True
+    catalog: ir.Catalog, target: Target, diags: Diagnostics, *, models: bool = True
 ) -> list[OutputFile]:
     from .targets import models as models_target
     from .targets import package as package_target
 
-    head = package_target.header(options)
-    files = package_target.plan(catalog, options)
+    head = package_target.header(target)
+    files = package_target.plan(catalog, target)
     if models:
-        files += models_target.plan(catalog, options, head, diags)
-    if options.spark:
+        files += models_target.plan(catalog, target, head, diags)
+    if target.options.spark:
         from .targets import spark as spark_target
 
-        files += spark_target.plan(catalog, options, head, diags)
-    if options.pyproject:
+        files += spark_target.plan(catalog, target, head, diags)
+    if target.options.pyproject:
         from .targets import pyproject as pyproject_target
 
-        files += pyproject_target.plan(catalog, options)
+        files += pyproject_target.plan(catalog, target)
     return sorted(files, key=lambda f: f.path)
 
 

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from ..diagnostics import Diagnostics
 from ..model import ir
 from ..naming import Scope
+from ..options import Options
 from ._shared.fragment import Selected
 from ._shared.models import Diag, Imports
 from ._shared.spark import SparkType
@@ -109,7 +110,7 @@ class PayloadFormat(Protocol):
         """The Spark type of its payloads (``None``: not mapped)."""
 
     def runtime_codec(
-        self, payload: ir.Payload, messages: Sequence[ir.Message], options: Any, /
+        self, payload: ir.Payload, messages: Sequence[ir.Message], options: Options, /
     ) -> tuple[str, str] | None:
         """``(codec class in RUNTIME_MODULE, constructor expression)`` when some of
         ``messages`` carry ``payload`` in this format, else ``None``."""

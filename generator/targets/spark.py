@@ -12,7 +12,7 @@ from ..formats.jsonschema.disjoint import value_checks
 from ..literals import py_str, py_value
 from ..model import ir
 from ..spark_types import event_schema, payload_to_spark
-from . import Options, OutputFile
+from . import OutputFile, Target
 
 
 def _json(value: Any) -> str:
@@ -24,7 +24,7 @@ XRG_SPARK_RECURSIVE = "XRG325"
 
 
 def plan(
-    catalog: ir.Catalog, options: Options, head: str, diags: Diagnostics
+    catalog: ir.Catalog, target: Target, head: str, diags: Diagnostics
 ) -> list[OutputFile]:
     payload_vars: dict[str, str] = {}
     payload_types: dict[str, Any] = {}

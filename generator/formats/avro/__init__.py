@@ -34,6 +34,7 @@ from ...diagnostics import Diagnostics
 from ...literals import py_str, py_value
 from ...model import ir
 from ...naming import Scope
+from ...options import Options
 from .._shared.content import is_json
 from .._shared.fragment import Selected
 from .._shared.fragment import deep_link as deep_link
@@ -102,7 +103,7 @@ def spark_type(schema: Any) -> SparkType:
 
 
 def runtime_codec(
-    payload: ir.Payload, messages: Sequence[ir.Message], options: Any
+    payload: ir.Payload, messages: Sequence[ir.Message], options: Options
 ) -> tuple[str, str] | None:
     """``(class name in xrgen_runtime.formats.avro, constructor expression)`` of the codec of
     ``payload`` when some of ``messages`` carry it as Avro binary, else ``None``."""

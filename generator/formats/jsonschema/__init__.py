@@ -11,6 +11,7 @@ from typing import Any
 from ...diagnostics import Diagnostics
 from ...model import ir
 from ...naming import Scope
+from ...options import Options
 from .._shared.content import is_json
 from .._shared.fragment import Selected, fragment
 from .._shared.fragment import deep_link as deep_link
@@ -123,7 +124,7 @@ def root_name(schema: Any) -> str | None:
 
 
 def runtime_codec(
-    payload: ir.Payload, messages: Sequence[ir.Message], options: Any
+    payload: ir.Payload, messages: Sequence[ir.Message], options: Options
 ) -> tuple[str, str] | None:
     """JSON payloads travel through the runtime's JSON codec: none to register."""
     return None

@@ -18,6 +18,7 @@ from typing import Any
 from ...diagnostics import Diagnostics
 from ...model import ir
 from ...naming import Scope
+from ...options import Options
 from .._shared.content import is_json
 from .._shared.fragment import Selected
 from .._shared.models import Diag, Imports
@@ -183,7 +184,7 @@ def unusable(schema: Any) -> str | None:
 
 
 def runtime_codec(
-    payload: ir.Payload, messages: Sequence[ir.Message], options: Any
+    payload: ir.Payload, messages: Sequence[ir.Message], options: Options
 ) -> tuple[str, str] | None:
     """Instances travel as JSON: no codec to register."""
     return None

@@ -36,6 +36,7 @@ from ...diagnostics import Diagnostics
 from ...literals import py_str
 from ...model import ir
 from ...naming import Scope, pascal, snake
+from ...options import Options
 from .._shared.content import is_json
 from .._shared.fragment import Selected
 from .._shared.fragment import deep_link as deep_link
@@ -415,7 +416,7 @@ def _groups_literal(groups: dict[str, tuple[str, ...]]) -> str:
 
 
 def runtime_codec(
-    payload: ir.Payload, messages: Sequence[ir.Message], options: Any
+    payload: ir.Payload, messages: Sequence[ir.Message], options: Options
 ) -> tuple[str, str] | None:
     """``ProtobufCodec(model, package, module, message)`` when some of ``messages`` carry the
     payload as Protobuf binary; the compiled module is imported on first use."""

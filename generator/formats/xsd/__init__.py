@@ -25,6 +25,7 @@ from ...diagnostics import Diagnostics
 from ...literals import py_str
 from ...model import ir
 from ...naming import Scope, pascal, snake
+from ...options import Options
 from .._shared.content import is_json
 from .._shared.fragment import Selected
 from .._shared.fragment import deep_link as deep_link
@@ -178,7 +179,7 @@ def _model(t: XComplex, names: dict[int, str], imports: Imports) -> str:
 
 
 def runtime_codec(
-    payload: ir.Payload, messages: Sequence[ir.Message], options: Any
+    payload: ir.Payload, messages: Sequence[ir.Message], options: Options
 ) -> tuple[str, str] | None:
     """``XmlCodec(model, xsd_text)`` when some of ``messages`` carry the payload as XML."""
     if layout(payload.schema) is None:
