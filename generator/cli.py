@@ -287,17 +287,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from . import config
 
     try:
-        settings = config.load(args.config).merged(
-            catalogs=args.catalogs,
-            strict=args.strict,
-            out=getattr(args, "out", None),
-            package=getattr(args, "package", None),
-            spark=getattr(args, "spark", None),
-            pyproject=getattr(args, "pyproject", None),
-            fetch_timeout=args.fetch_timeout,
-            max_document_bytes=args.max_document_bytes,
-            avro_framing=getattr(args, "avro_framing", None),
-        )
+        # each flag is named as its setting (``--fetch-timeout``: ``fetch_timeout``)
+        flags = {name: getattr(args, name, None) for name in config.NAMES}
+        settings = config.load(args.config).merged(**flags)
         catalogs = settings.catalogs
         if not catalogs:
             raise UsageError("no catalogs given (arguments or [tool.xrgen] catalogs)")
