@@ -109,6 +109,25 @@ class PayloadFormat(Protocol):
     def spark_type(self, schema: Any, /) -> SparkType | None:
         """The Spark type of its payloads (``None``: not mapped)."""
 
+    def spark_recursive(self, schema: Any, /) -> bool:
+        """Whether ``schema`` refers to itself, so that its Spark type holds the recursive
+        part as a ``string`` column of JSON text (warning XRG325)."""
+
+    def spark_read(self, schema: Any, /) -> tuple[SparkType, Any] | None:
+        """``(wire type, conversion tree)`` the Spark decoder reads JSON instances with
+        (``None``: ``from_json`` reads them as ``spark_type`` gives)."""
+
+    def spark_avro(self, schema: Any, /) -> Any:
+        """The Avro schema Spark's ``from_avro`` reads binary payloads with (``None``: none)."""
+
+    def spark_descriptors(self, schema: Any, /) -> tuple[str, bytes] | None:
+        """``(message name, FileDescriptorSet bytes)`` for Spark's ``from_protobuf``
+        (``None``: none)."""
+
+    def value_checks(self, schema: Any, /) -> tuple[tuple[tuple[str, ...], tuple[Any, ...]], ...]:
+        """``(path, values)`` of the properties every value must have with one of ``values``:
+        what the Spark decoder checks to tell tied definitions apart (empty: none)."""
+
     def runtime_codec(
         self, payload: ir.Payload, messages: Sequence[ir.Message], options: Options, /
     ) -> tuple[str, str] | None:

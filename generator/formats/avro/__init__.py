@@ -184,3 +184,28 @@ def select_type(schema: Any, name: str, linked: bool) -> Selected:
     if named is None:
         return Selected(schema, problem=f"no Avro type {name!r} in the schema; the root type is used")
     return Selected(named)
+
+
+def spark_recursive(schema: Any) -> bool:
+    """Its Spark types are finite."""
+    return False
+
+
+def spark_read(schema: Any) -> tuple[SparkType, Any] | None:
+    """Spark does not read its payloads as JSON with conversions."""
+    return None
+
+
+def spark_avro(schema: Any) -> Any:
+    """The schema itself."""
+    return schema
+
+
+def spark_descriptors(schema: Any) -> tuple[str, bytes] | None:
+    """Not Protobuf."""
+    return None
+
+
+def value_checks(schema: Any) -> tuple[tuple[tuple[str, ...], tuple[Any, ...]], ...]:
+    """No value checks are read from its schemas."""
+    return ()

@@ -143,3 +143,25 @@ def select_type(schema: Any, name: str, linked: bool) -> Selected:
     if isinstance(schema, dict) and schema.get("title") == name:
         return Selected(schema)
     return Selected(schema, problem=f"no member {name!r} in the JSON Schema; the root schema is used")
+
+
+def spark_read(schema: Any) -> tuple[SparkType, Any] | None:
+    """Spark does not read its payloads as JSON with conversions."""
+    return None
+
+
+def spark_avro(schema: Any) -> Any:
+    """Not Avro."""
+    return None
+
+
+def spark_descriptors(schema: Any) -> tuple[str, bytes] | None:
+    """Not Protobuf."""
+    return None
+
+
+def value_checks(schema: Any) -> tuple[tuple[tuple[str, ...], tuple[Any, ...]], ...]:
+    """The ``const`` / ``enum`` values a value must have (``disjoint.value_checks``)."""
+    from .disjoint import value_checks as checks
+
+    return checks(schema)

@@ -210,3 +210,23 @@ def select_type(schema: Any, name: str, linked: bool) -> Selected:
     if isinstance(schema, dict) and schema.get("name") == name:
         return Selected(schema)
     return Selected(schema, problem=f"no type {name!r} in the JSON Structure; the root type is used")
+
+
+def spark_recursive(schema: Any) -> bool:
+    """Its Spark types are finite."""
+    return False
+
+
+def spark_avro(schema: Any) -> Any:
+    """Not Avro."""
+    return None
+
+
+def spark_descriptors(schema: Any) -> tuple[str, bytes] | None:
+    """Not Protobuf."""
+    return None
+
+
+def value_checks(schema: Any) -> tuple[tuple[tuple[str, ...], tuple[Any, ...]], ...]:
+    """No value checks are read from its schemas."""
+    return ()

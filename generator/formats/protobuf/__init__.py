@@ -532,3 +532,23 @@ def root_name(schema: Any) -> str | None:
 def select_type(schema: Any, name: str, linked: bool) -> Selected:
     """A type name does not select a part of .proto text: the whole schema."""
     return Selected(schema)
+
+
+def spark_recursive(schema: Any) -> bool:
+    """Its Spark types are finite."""
+    return False
+
+
+def spark_read(schema: Any) -> tuple[SparkType, Any] | None:
+    """Spark does not read its payloads as JSON with conversions."""
+    return None
+
+
+def spark_avro(schema: Any) -> Any:
+    """Not Avro."""
+    return None
+
+
+def value_checks(schema: Any) -> tuple[tuple[tuple[str, ...], tuple[Any, ...]], ...]:
+    """No value checks are read from its schemas."""
+    return ()
