@@ -67,8 +67,9 @@ class Analysis:
 def analyze(
     sources: Sequence[str], strict: bool = False, limits: Limits | None = None
 ) -> Analysis:
-    """Load, validate, resolve and build; every stage collects diagnostics. Never raises: an
-    unexpected failure is an XRG90x diagnostic (``Analysis.error`` keeps the exception)."""
+    """Load, resolve and build, each stage followed by its checks (``PASSES``); every stage
+    and check collects diagnostics. Never raises: an unexpected failure is an XRG90x
+    diagnostic (``Analysis.error`` keeps the exception)."""
     from .load import paused_gc
 
     stage = ["load"]
@@ -80,6 +81,75 @@ def analyze(
         return Analysis(None, None, internal_error(exc, stage[0], sources, diags), exc)
 
 
+#: a check: reads the analysis so far and adds to its diagnostics
+Pass = Callable[[Analysis], None]
+
+
+def _validate(an: Analysis) -> None:
+    """Structure and spec rules of the catalog as loaded (XRG1xx)."""
+    from .validate import validate
+
+    assert an.registry is not None
+    validate(an.registry, an.diagnostics)
+
+
+def _derived_messages(an: Analysis) -> None:
+    """The full semantic check of messages that merged a basemessage (the others were
+    checked as written by ``_validate``)."""
+    from .validate import validate_resolved_message
+
+    assert an.resolved is not None
+    for group in an.resolved.groups:
+        for message in group.messages:
+            if message.derived:
+                validate_resolved_message(
+                    message.data, message.file, message.pointer, an.diagnostics
+                )
+
+
+def _endpoint_placeholders(an: Analysis) -> None:
+    """XRG235: the placeholders of endpoint options the messages took as defaults."""
+    from .endpoints.references import check_placeholders
+
+    assert an.resolved is not None
+    groups = {g.id: g for g in an.resolved.groups}
+    check_placeholders(an.resolved.endpoints, groups, an.diagnostics)
+
+
+def _overlap(an: Analysis) -> None:
+    """Definitions no wire message can tell apart (``overlap``); not while there are errors:
+    the definitions are unfinished."""
+    from . import overlap
+
+    if an.catalog is not None and not an.diagnostics.has_errors:
+        overlap.check(an.catalog, an.diagnostics)
+
+
+def _payloads(an: Analysis) -> None:
+    """Patterns and ``$ref`` cycles of the payload schemas (``payload_checks``)."""
+    from .payload_checks import check_payloads
+
+    assert an.catalog is not None
+    check_payloads(an.catalog.payloads, an.diagnostics)
+
+
+#: the checks, in the order they run: after load (a failure is reported as validate's), after
+#: resolve and after build, those of the stage's output
+PASSES: dict[str, tuple[Pass, ...]] = {
+    "validate": (_validate,),
+    "resolve": (_derived_messages, _endpoint_placeholders),
+    "build": (_overlap,),
+}
+#: the checks ``generate`` and ``check`` run on an analysis without errors, before planning
+PLAN_PASSES: tuple[Pass, ...] = (_payloads,)
+
+
+def _run(name: str, an: Analysis, stage: list[str]) -> None:
+    stage[0] = name
+    for check in PASSES[name]:
+        check(an)
+
+
 def _analyze(
     sources: Sequence[str],
     strict: bool,
@@ -87,30 +157,22 @@ def _analyze(
     diags: Diagnostics,
     stage: list[str],
 ) -> Analysis:
-    from . import overlap
     from .build import build
     from .load.sources import load
     from .resolve import resolve
-    from .validate import validate, validate_resolved_message
 
-    registry = load(sources, diags, limits=limits)
-    stage[0] = "validate"
-    validate(registry, diags)
+    an = Analysis(None, None, diags, registry=load(sources, diags, limits=limits))
+    _run("validate", an, stage)
     stage[0] = "resolve"
-    resolved = resolve(registry, diags)
-    for group in resolved.groups:
-        for message in group.messages:
-            if message.derived:  # others were checked as written by validate()
-                validate_resolved_message(
-                    message.data, message.file, message.pointer, diags
-                )
+    assert an.registry is not None
+    an.resolved = resolve(an.registry, diags)
+    _run("resolve", an, stage)
     stage[0] = "build"
-    catalog = build(resolved, diags)
-    if catalog is not None and not diags.has_errors:  # errors: definitions are unfinished
-        overlap.check(catalog, diags)
+    an.catalog = build(an.resolved, diags)
+    _run("build", an, stage)
     if strict:
-        diags = diags.strict()
-    return Analysis(resolved, catalog, diags, registry=registry)
+        an.diagnostics = diags.strict()
+    return an
 
 
 class Worker(Protocol):
@@ -252,16 +314,14 @@ def _target(
 
 
 def _checked(sources: Sequence[str], options: Options) -> tuple[Analysis, Diagnostics]:
-    """The analysis and, when it has no errors, the payload checks (patterns, ``$ref``
-    cycles) run before anything is planned."""
+    """The analysis and, when it has no errors, the checks run before anything is planned
+    (``PLAN_PASSES``)."""
     analysis = analyze(sources, options.strict, options.limits)
-    diags = analysis.diagnostics
-    if diags.has_errors or analysis.catalog is None:
-        return analysis, diags
-    from .payload_checks import check_payloads
-
-    check_payloads(analysis.catalog.payloads, diags)
-    return analysis, diags
+    if analysis.diagnostics.has_errors or analysis.catalog is None:
+        return analysis, analysis.diagnostics
+    for check in PLAN_PASSES:
+        check(analysis)
+    return analysis, analysis.diagnostics
 
 
 def serial_files(

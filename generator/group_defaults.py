@@ -15,7 +15,7 @@ from typing import Any
 from . import protocols
 from .cloudevents import takes_group_envelope
 from .diagnostics import Diagnostics, pointer
-from .endpoints.references import check_placeholders, check_protocols, read_endpoints
+from .endpoints.references import check_protocols, read_endpoints
 from .model.registry import Entity, Registry
 from .model.resolved import ResolvedEndpoint, ResolvedGroup
 
@@ -75,7 +75,6 @@ def apply_endpoints(
                 selected.setdefault(gid, []).append(ep)
     for g in groups:
         group_defaults(reg, diags, g, selected.get(g.id, []))
-    check_placeholders(endpoints, by_id, diags)
     return endpoints
 
 
