@@ -30,12 +30,17 @@ from typing import Any
 
 from xrgen_runtime.formats import AVRO_MEDIA_TYPES
 
-from ...diagnostics import Diagnostics
 from ...literals import py_str, py_value
 from ...model import ir
 from ...naming import Scope
 from ...options import Options
-from .._shared.content import is_json
+from .._shared.content import carried
+from .._shared.defaults import check_unlabelled as check_unlabelled
+from .._shared.defaults import spark_descriptors as spark_descriptors
+from .._shared.defaults import spark_read as spark_read
+from .._shared.defaults import spark_recursive as spark_recursive
+from .._shared.defaults import unusable as unusable
+from .._shared.defaults import value_checks as value_checks
 from .._shared.fragment import Selected
 from .._shared.fragment import deep_link as deep_link
 from .._shared.models import Diag, Imports, declared_name
@@ -77,12 +82,6 @@ def accepts(content_type: str | None) -> bool:
     return content_type.split(";", 1)[0].strip().lower() in MEDIA_TYPES
 
 
-def _carried(content_type: str | None) -> bool:
-    """Whether a payload of this format with ``content_type`` travels in it (JSON content
-    types carry the model's JSON instead)."""
-    return accepts(content_type) and not is_json(content_type)
-
-
 def guess(schema: Any) -> bool:
     """An unlabelled schema that looks like Avro: a named type or a union."""
     if isinstance(schema, dict):
@@ -107,7 +106,7 @@ def runtime_codec(
 ) -> tuple[str, str] | None:
     """``(class name in xrgen_runtime.formats.avro, constructor expression)`` of the codec of
     ``payload`` when some of ``messages`` carry it as Avro binary, else ``None``."""
-    avro_messages = [m for m in messages if _carried(m.datacontenttype)]
+    avro_messages = [m for m in messages if carried(accepts, m.datacontenttype)]
     if not avro_messages:
         return None
     default = options.avro_framing
@@ -163,15 +162,6 @@ def json_text(text: str) -> bool:
     return text.lstrip()[:1] in ("{", "[", '"')
 
 
-def check_unlabelled(schema: Any, file: str, ptr: str, diags: Diagnostics) -> None:
-    """Nothing beyond what its models check."""
-
-
-def unusable(schema: Any) -> str | None:
-    """Every Avro schema gets a model."""
-    return None
-
-
 def root_name(schema: Any) -> str | None:
     """The root type's ``name`` (without its namespace)."""
     return declared_name(schema, ("name",))
@@ -186,26 +176,6 @@ def select_type(schema: Any, name: str, linked: bool) -> Selected:
     return Selected(named)
 
 
-def spark_recursive(schema: Any) -> bool:
-    """Its Spark types are finite."""
-    return False
-
-
-def spark_read(schema: Any) -> tuple[SparkType, Any] | None:
-    """Spark does not read its payloads as JSON with conversions."""
-    return None
-
-
 def spark_avro(schema: Any) -> Any:
     """The schema itself."""
     return schema
-
-
-def spark_descriptors(schema: Any) -> tuple[str, bytes] | None:
-    """Not Protobuf."""
-    return None
-
-
-def value_checks(schema: Any) -> tuple[tuple[tuple[str, ...], tuple[Any, ...]], ...]:
-    """No value checks are read from its schemas."""
-    return ()

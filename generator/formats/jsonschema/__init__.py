@@ -11,8 +11,12 @@ from typing import Any
 from ...diagnostics import Diagnostics
 from ...model import ir
 from ...naming import Scope
-from ...options import Options
 from .._shared.content import is_json
+from .._shared.defaults import runtime_codec as runtime_codec
+from .._shared.defaults import spark_avro as spark_avro
+from .._shared.defaults import spark_descriptors as spark_descriptors
+from .._shared.defaults import spark_read as spark_read
+from .._shared.defaults import unusable as unusable
 from .._shared.fragment import Selected, fragment
 from .._shared.fragment import deep_link as deep_link
 from .._shared.models import Diag, Imports, declared_name
@@ -113,21 +117,9 @@ def json_text(text: str) -> bool:
     return True
 
 
-def unusable(schema: Any) -> str | None:
-    """Every JSON Schema gets a model (a permissive one where it cannot be mapped)."""
-    return None
-
-
 def root_name(schema: Any) -> str | None:
     """The schema's ``title``, else its ``name`` (the last dotted segment)."""
     return declared_name(schema, ("title", "name"))
-
-
-def runtime_codec(
-    payload: ir.Payload, messages: Sequence[ir.Message], options: Options
-) -> tuple[str, str] | None:
-    """JSON payloads travel through the runtime's JSON codec: none to register."""
-    return None
 
 
 def select_type(schema: Any, name: str, linked: bool) -> Selected:
@@ -143,21 +135,6 @@ def select_type(schema: Any, name: str, linked: bool) -> Selected:
     if isinstance(schema, dict) and schema.get("title") == name:
         return Selected(schema)
     return Selected(schema, problem=f"no member {name!r} in the JSON Schema; the root schema is used")
-
-
-def spark_read(schema: Any) -> tuple[SparkType, Any] | None:
-    """Spark does not read its payloads as JSON with conversions."""
-    return None
-
-
-def spark_avro(schema: Any) -> Any:
-    """Not Avro."""
-    return None
-
-
-def spark_descriptors(schema: Any) -> tuple[str, bytes] | None:
-    """Not Protobuf."""
-    return None
 
 
 def value_checks(schema: Any) -> tuple[tuple[tuple[str, ...], tuple[Any, ...]], ...]:

@@ -18,8 +18,14 @@ from typing import Any
 from ...diagnostics import Diagnostics
 from ...model import ir
 from ...naming import Scope
-from ...options import Options
 from .._shared.content import is_json
+from .._shared.defaults import check_unlabelled as check_unlabelled
+from .._shared.defaults import runtime_codec as runtime_codec
+from .._shared.defaults import spark_avro as spark_avro
+from .._shared.defaults import spark_descriptors as spark_descriptors
+from .._shared.defaults import spark_recursive as spark_recursive
+from .._shared.defaults import unusable as unusable
+from .._shared.defaults import value_checks as value_checks
 from .._shared.fragment import Selected
 from .._shared.models import Diag, Imports
 from .._shared.spark import SparkType
@@ -174,22 +180,6 @@ def json_text(text: str) -> bool:
     return True
 
 
-def check_unlabelled(schema: Any, file: str, ptr: str, diags: Diagnostics) -> None:
-    """Nothing beyond what its models check."""
-
-
-def unusable(schema: Any) -> str | None:
-    """Every JSON Structure document gets a model."""
-    return None
-
-
-def runtime_codec(
-    payload: ir.Payload, messages: Sequence[ir.Message], options: Options
-) -> tuple[str, str] | None:
-    """Instances travel as JSON: no codec to register."""
-    return None
-
-
 def deep_link(document: Any, pointer: str) -> Selected:
     """A deep link keeps the document, with the linked type as its root (``rooted``)."""
     body = rooted(document, pointer)
@@ -210,23 +200,3 @@ def select_type(schema: Any, name: str, linked: bool) -> Selected:
     if isinstance(schema, dict) and schema.get("name") == name:
         return Selected(schema)
     return Selected(schema, problem=f"no type {name!r} in the JSON Structure; the root type is used")
-
-
-def spark_recursive(schema: Any) -> bool:
-    """Its Spark types are finite."""
-    return False
-
-
-def spark_avro(schema: Any) -> Any:
-    """Not Avro."""
-    return None
-
-
-def spark_descriptors(schema: Any) -> tuple[str, bytes] | None:
-    """Not Protobuf."""
-    return None
-
-
-def value_checks(schema: Any) -> tuple[tuple[tuple[str, ...], tuple[Any, ...]], ...]:
-    """No value checks are read from its schemas."""
-    return ()

@@ -21,12 +21,17 @@ from typing import Any
 
 from xrgen_runtime.formats.xml import Layout, XComplex, XEnum, XsdUnsupported, parse_xsd
 
-from ...diagnostics import Diagnostics
 from ...literals import py_str
 from ...model import ir
 from ...naming import Scope, pascal, snake
 from ...options import Options
-from .._shared.content import is_json
+from .._shared.content import carried
+from .._shared.defaults import check_unlabelled as check_unlabelled
+from .._shared.defaults import spark_avro as spark_avro
+from .._shared.defaults import spark_descriptors as spark_descriptors
+from .._shared.defaults import spark_read as spark_read
+from .._shared.defaults import spark_recursive as spark_recursive
+from .._shared.defaults import value_checks as value_checks
 from .._shared.fragment import Selected
 from .._shared.fragment import deep_link as deep_link
 from .._shared.models import Diag, Imports, claim_class, model_head
@@ -80,12 +85,6 @@ def accepts(content_type: str | None) -> bool:
         return False
     media = content_type.split(";", 1)[0].strip().lower()
     return "/" in media and (media.endswith("/xml") or media.endswith("+xml"))
-
-
-def _carried(content_type: str | None) -> bool:
-    """Whether a payload of this format with ``content_type`` travels in it (JSON content
-    types carry the model's JSON instead)."""
-    return accepts(content_type) and not is_json(content_type)
 
 
 def guess(schema: Any) -> bool:
@@ -184,7 +183,7 @@ def runtime_codec(
     """``XmlCodec(model, xsd_text)`` when some of ``messages`` carry the payload as XML."""
     if layout(payload.schema) is None:
         return None
-    if not any(_carried(m.datacontenttype) for m in messages):
+    if not any(carried(accepts, m.datacontenttype) for m in messages):
         return None
     return "XmlCodec", f"XmlCodec(models.{payload.model_name}, {py_str(payload.schema)})"
 
@@ -213,35 +212,6 @@ def json_text(text: str) -> bool:
     return False
 
 
-def check_unlabelled(schema: Any, file: str, ptr: str, diags: Diagnostics) -> None:
-    """Nothing beyond what its models check."""
-
-
 def select_type(schema: Any, name: str, linked: bool) -> Selected:
     """A type name does not select a part of XSD text: the whole schema."""
     return Selected(schema)
-
-
-def spark_recursive(schema: Any) -> bool:
-    """Its Spark types are finite."""
-    return False
-
-
-def spark_read(schema: Any) -> tuple[SparkType, Any] | None:
-    """Spark does not read its payloads as JSON with conversions."""
-    return None
-
-
-def spark_avro(schema: Any) -> Any:
-    """Not Avro."""
-    return None
-
-
-def spark_descriptors(schema: Any) -> tuple[str, bytes] | None:
-    """Not Protobuf."""
-    return None
-
-
-def value_checks(schema: Any) -> tuple[tuple[tuple[str, ...], tuple[Any, ...]], ...]:
-    """No value checks are read from its schemas."""
-    return ()
