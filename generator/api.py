@@ -126,11 +126,12 @@ def _overlap(an: Analysis) -> None:
 
 
 def _payloads(an: Analysis) -> None:
-    """Patterns and ``$ref`` cycles of the payload schemas (``payload_checks``)."""
-    from .payload_checks import check_payloads
+    """The payloads' own checks (``PayloadFormat.check_payload``: JSON Schema patterns and
+    ``$ref`` cycles)."""
+    from . import formats
 
     assert an.catalog is not None
-    check_payloads(an.catalog.payloads, an.diagnostics)
+    formats.check_payloads(an.catalog.payloads, an.diagnostics)
 
 
 #: the checks, in the order they run: after load (a failure is reported as validate's), after

@@ -1,6 +1,6 @@
 """Checks that keep a generated package importable and its validation linear-time.
 
-Before models are rendered (``check_payloads``):
+Before models are rendered (``check_json_schema``, the JSON Schema format's ``check_payload``):
 
 - every ``pattern`` (and ``patternProperties`` key) of a JSON Schema payload must compile with
   pydantic-core's Rust ``regex`` engine, which runs in linear time. A pattern it cannot run
@@ -168,11 +168,9 @@ def _all_ref_targets(schema: Any) -> list[tuple[str, Any]]:
     return [target for target in found if target is not None]
 
 
-def check_payloads(payloads: tuple[ir.Payload, ...], diags: Diagnostics) -> None:
-    """XRG340-332 for the JSON Schema payloads (see the module docstring)."""
-    for p in payloads:
-        if p.format != "json" or not isinstance(p.schema, dict):
-            continue
+def check_json_schema(p: ir.Payload, diags: Diagnostics) -> None:
+    """XRG340-342 for a JSON Schema payload (see the module docstring)."""
+    if isinstance(p.schema, dict):
         text = json.dumps(p.schema)  # C speed: most schemas have no patterns and no $ref
         file, _, base = p.location.partition("#")
         for ptr, regex in _patterns(p.schema) if '"pattern' in text else ():
@@ -206,7 +204,7 @@ _PYTHON_RE = re.compile(r'^[ \t]*regex_engine="python-re",[ \t]*\n', re.M)
 
 def rust_regex_only(code: str) -> str:
     """``code`` without ``regex_engine="python-re"`` settings (datamodel-code-generator adds
-    one when it guesses a pattern needs Python's ``re``; ``check_payloads`` made sure none
+    one when it guesses a pattern needs Python's ``re``; ``check_json_schema`` made sure none
     does)."""
     return _PYTHON_RE.sub("", code)
 

@@ -75,7 +75,7 @@ def export(
     there are errors. Raises ``UnknownEndpoint`` for an ``endpoints`` id the catalog does not
     have; any other failure is an XRG90x diagnostic."""
     from .. import api
-    from ..payload_checks import check_payloads
+    from ..formats import check_payloads
 
     analysis = api.analyze(sources, False, limits)
     diags = _relevant(analysis.diagnostics)

@@ -13,8 +13,11 @@ type. Adding a format means a package here (listed in ``FORMATS``) and a codec t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from ..diagnostics import Diagnostics
+from ..model import ir
 from . import avro, jsonschema, jsonstructure, protobuf, xsd
 from ._protocol import PayloadFormat
 from ._shared.content import is_json
@@ -40,6 +43,14 @@ def guess(schema: Any) -> str:
         if fmt.guess(schema):
             return name
     return jsonschema.NAME
+
+
+def check_payloads(payloads: Sequence[ir.Payload], diags: Diagnostics) -> None:
+    """Each payload's format's ``check_payload``."""
+    for p in payloads:
+        fmt = FORMATS.get(p.format)
+        if fmt is not None:
+            fmt.check_payload(p, diags)
 
 
 def get(name: str | None) -> PayloadFormat | None:

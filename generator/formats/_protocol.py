@@ -95,6 +95,10 @@ class PayloadFormat(Protocol):
     def check_unlabelled(self, schema: Any, file: str, ptr: str, diags: Diagnostics, /) -> None:
         """The checks of a schema without a declared format that looks like this one."""
 
+    def check_payload(self, payload: ir.Payload, diags: Diagnostics, /) -> None:
+        """The checks of a built payload that keep its models importable and their validation
+        linear-time, run before models are rendered."""
+
     def unusable(self, schema: Any, /) -> str | None:
         """Why payloads of ``schema`` cannot be modeled (``None``: they can)."""
 

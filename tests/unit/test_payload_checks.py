@@ -9,10 +9,10 @@ import pytest
 from test_models import load
 
 from xrgen.diagnostics import Diagnostics
+from xrgen.formats import check_payloads
 from xrgen.model import ir
 from xrgen.models import render_models
 from xrgen.payload_checks import (
-    check_payloads,
     nfkc_aliases,
     pattern_problem,
     ref_cycle,

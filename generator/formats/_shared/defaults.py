@@ -16,6 +16,10 @@ def check_unlabelled(schema: Any, file: str, ptr: str, diags: Diagnostics) -> No
     """Nothing beyond what its models check."""
 
 
+def check_payload(payload: ir.Payload, diags: Diagnostics) -> None:
+    """Nothing beyond what its models check."""
+
+
 def unusable(schema: Any) -> str | None:
     """Every schema of the format gets a model."""
     return None

@@ -19,6 +19,7 @@ from ...diagnostics import Diagnostics
 from ...model import ir
 from ...naming import Scope
 from .._shared.content import is_json
+from .._shared.defaults import check_payload as check_payload
 from .._shared.defaults import check_unlabelled as check_unlabelled
 from .._shared.defaults import runtime_codec as runtime_codec
 from .._shared.defaults import spark_avro as spark_avro
