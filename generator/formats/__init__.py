@@ -19,12 +19,12 @@ from typing import Any
 from ..diagnostics import Diagnostics
 from ..model import ir
 from . import avro, jsonschema, jsonstructure, protobuf, xsd
-from ._protocol import PayloadFormat
+from ._protocol import PayloadFormat as PayloadFormat
 from ._shared.content import is_json
 
 #: family id -> format, in the order unlabelled schemas are guessed (JSON Schema last: the
 #: fallback)
-_ORDER: tuple[PayloadFormat, ...] = (avro, protobuf, xsd, jsonstructure, jsonschema)  # checked
+_ORDER: tuple[PayloadFormat, ...] = (avro, protobuf, xsd, jsonstructure, jsonschema)
 FORMATS: dict[str, PayloadFormat] = {f.NAME: f for f in _ORDER}
 #: the order of the formats' models in ``models.py``: JSON Schema first (one
 #: datamodel-code-generator batch), then the others

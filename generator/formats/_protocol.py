@@ -128,6 +128,19 @@ class PayloadFormat(Protocol):
         """``(message name, FileDescriptorSet bytes)`` for Spark's ``from_protobuf``
         (``None``: none)."""
 
+    def field_names(self, schema: Any, /) -> set[str]:
+        """The top-level field names of the payload model of ``schema``."""
+
+    def field_pointer(self, name: str, /) -> str:
+        """Where field ``name`` is declared, relative to the schema."""
+
+    def shapes(self, schema: Any, /) -> Any:
+        """What ``apart`` compares of ``schema`` (``None``: the format cannot tell its
+        payloads apart: they may always overlap)."""
+
+    def apart(self, a: Any, b: Any, /) -> bool:
+        """Whether no value fits both schemas whose ``shapes`` are ``a`` and ``b``."""
+
     def value_checks(self, schema: Any, /) -> tuple[tuple[tuple[str, ...], tuple[Any, ...]], ...]:
         """``(path, values)`` of the properties every value must have with one of ``values``:
         what the Spark decoder checks to tell tied definitions apart (empty: none)."""

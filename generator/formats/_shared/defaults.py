@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ...diagnostics import Diagnostics
+from ...diagnostics import Diagnostics, pointer_escape
 from ...model import ir
 from ...options import Options
 from .spark import SparkType
@@ -50,6 +50,43 @@ def spark_avro(schema: Any) -> Any:
 def spark_descriptors(schema: Any) -> tuple[str, bytes] | None:
     """No Protobuf descriptors."""
     return None
+
+
+def field_names(schema: Any) -> set[str]:
+    """The ``properties`` of the root object (through local ``$ref``s)."""
+    node = schema
+    for _ in range(8):
+        if not (
+            isinstance(node, dict)
+            and isinstance(node.get("$ref"), str)
+            and node["$ref"].startswith("#/")
+        ):
+            break
+        target: Any = schema
+        for token in node["$ref"][2:].split("/"):
+            target = (
+                target.get(token.replace("~1", "/").replace("~0", "~"))
+                if isinstance(target, dict)
+                else None
+            )
+        node = target
+    props = node.get("properties") if isinstance(node, dict) else None
+    return set(props) if isinstance(props, dict) else set()
+
+
+def field_pointer(name: str) -> str:
+    """``/properties/<name>``."""
+    return "/properties/" + pointer_escape(name)
+
+
+def shapes(schema: Any) -> Any:
+    """Its payloads are not told apart by their schemas."""
+    return None
+
+
+def apart(a: Any, b: Any) -> bool:
+    """Its payloads may always overlap."""
+    return False
 
 
 def value_checks(schema: Any) -> tuple[tuple[tuple[str, ...], tuple[Any, ...]], ...]:

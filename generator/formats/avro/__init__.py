@@ -35,8 +35,10 @@ from ...model import ir
 from ...naming import Scope
 from ...options import Options
 from .._shared.content import carried
+from .._shared.defaults import apart as apart
 from .._shared.defaults import check_payload as check_payload
 from .._shared.defaults import check_unlabelled as check_unlabelled
+from .._shared.defaults import shapes as shapes
 from .._shared.defaults import spark_descriptors as spark_descriptors
 from .._shared.defaults import spark_read as spark_read
 from .._shared.defaults import spark_recursive as spark_recursive
@@ -180,3 +182,19 @@ def select_type(schema: Any, name: str, linked: bool) -> Selected:
 def spark_avro(schema: Any) -> Any:
     """The schema itself."""
     return schema
+
+
+def field_names(schema: Any) -> set[str]:
+    """The fields of the root record."""
+    if isinstance(schema, dict) and isinstance(schema.get("fields"), list):
+        return {
+            f["name"]
+            for f in schema["fields"]
+            if isinstance(f, dict) and isinstance(f.get("name"), str)
+        }
+    return set()
+
+
+def field_pointer(name: str) -> str:
+    """The root record's ``fields``."""
+    return "/fields"

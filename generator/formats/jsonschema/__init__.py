@@ -12,6 +12,8 @@ from ...diagnostics import Diagnostics
 from ...model import ir
 from ...naming import Scope
 from .._shared.content import is_json
+from .._shared.defaults import field_names as field_names
+from .._shared.defaults import field_pointer as field_pointer
 from .._shared.defaults import runtime_codec as runtime_codec
 from .._shared.defaults import spark_avro as spark_avro
 from .._shared.defaults import spark_descriptors as spark_descriptors
@@ -150,3 +152,19 @@ def check_payload(payload: ir.Payload, diags: Diagnostics) -> None:
     from ...payload_checks import check_json_schema
 
     check_json_schema(payload, diags)
+
+
+def shapes(schema: Any) -> Any:
+    """The shapes a value of ``schema`` may have (``disjoint.read``); ``None`` when any value
+    may fit."""
+    from .disjoint import ANY, read
+
+    found = read(schema)
+    return None if found == ANY else found
+
+
+def apart(a: Any, b: Any) -> bool:
+    """Whether no value has both shapes (``disjoint.shapes_disjoint``)."""
+    from .disjoint import shapes_disjoint
+
+    return shapes_disjoint(a, b)

@@ -19,9 +19,13 @@ from ...diagnostics import Diagnostics
 from ...model import ir
 from ...naming import Scope
 from .._shared.content import is_json
+from .._shared.defaults import apart as apart
 from .._shared.defaults import check_payload as check_payload
 from .._shared.defaults import check_unlabelled as check_unlabelled
+from .._shared.defaults import field_names as field_names
+from .._shared.defaults import field_pointer as field_pointer
 from .._shared.defaults import runtime_codec as runtime_codec
+from .._shared.defaults import shapes as shapes
 from .._shared.defaults import spark_avro as spark_avro
 from .._shared.defaults import spark_descriptors as spark_descriptors
 from .._shared.defaults import spark_recursive as spark_recursive

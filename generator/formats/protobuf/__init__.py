@@ -37,8 +37,12 @@ from ...model import ir
 from ...naming import Scope, pascal, snake
 from ...options import Options
 from .._shared.content import carried
+from .._shared.defaults import apart as apart
 from .._shared.defaults import check_payload as check_payload
 from .._shared.defaults import check_unlabelled as check_unlabelled
+from .._shared.defaults import field_names as field_names
+from .._shared.defaults import field_pointer as field_pointer
+from .._shared.defaults import shapes as shapes
 from .._shared.defaults import spark_avro as spark_avro
 from .._shared.defaults import spark_read as spark_read
 from .._shared.defaults import spark_recursive as spark_recursive
