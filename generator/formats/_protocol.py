@@ -59,6 +59,11 @@ class PayloadFormat(Protocol):
         """The ``datacontenttype`` inferred when the catalog declares none."""
 
     @property
+    def JSON_SCHEMA(self) -> bool:
+        """Its schemas are JSON Schemas: JSON tooling (an AsyncAPI Schema Object, a ``$ref``
+        from one) reads them as they are."""
+
+    @property
     def TEXT(self) -> bool:
         """Schemas are text documents (``.proto``, XSD), embedded in a catalog as strings."""
 

@@ -73,6 +73,7 @@ MEDIA_TYPES = AVRO_MEDIA_TYPES
 #: framings of Avro binary on the wire (see ``xrgen_runtime.formats.avro``)
 FRAMINGS = ("plain", "single-object", "confluent")
 #: schemas are JSON documents; the codec and the extra it needs
+JSON_SCHEMA = False
 TEXT = False
 RUNTIME_MODULE = "avro"
 RUNTIME_EXTRA = "avro"

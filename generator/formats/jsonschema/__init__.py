@@ -40,7 +40,8 @@ EXAMPLE = "JsonSchema/draft-07"
 DATA_NAMES = frozenset({"json"})
 #: the content type inferred when the catalog declares none
 CONTENT_TYPE = "application/json"
-#: schemas are JSON documents; the codec is the runtime's JSON
+#: schemas are JSON documents (JSON Schemas); the codec is the runtime's JSON
+JSON_SCHEMA = True
 TEXT = False
 RUNTIME_MODULE: str | None = None
 RUNTIME_EXTRA: str | None = None

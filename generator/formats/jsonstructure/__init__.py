@@ -54,6 +54,7 @@ VERSIONS: str | None = None
 EXAMPLE = FORMAT
 DATA_NAMES: frozenset[str] = frozenset()
 #: schemas are JSON documents; instances travel as JSON (no codec to register)
+JSON_SCHEMA = False
 TEXT = False
 RUNTIME_MODULE: str | None = None
 RUNTIME_EXTRA: str | None = None

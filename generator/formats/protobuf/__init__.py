@@ -67,6 +67,7 @@ DATA_NAMES: frozenset[str] = frozenset()
 CONTENT_TYPE = "application/protobuf"
 MEDIA_TYPES = PROTOBUF_MEDIA_TYPES
 #: schemas are ``.proto`` text; the codec and the extra it needs
+JSON_SCHEMA = False
 TEXT = True
 RUNTIME_MODULE = "protobuf"
 RUNTIME_EXTRA = "protobuf"

@@ -56,6 +56,7 @@ EXAMPLE = "XSD/1.1"
 DATA_NAMES = frozenset({"xml"})
 CONTENT_TYPE = "application/xml"
 #: schemas are XSD text; the codec (XML: the standard library, no extra)
+JSON_SCHEMA = False
 TEXT = True
 RUNTIME_MODULE = "xml"
 RUNTIME_EXTRA: str | None = None
