@@ -149,8 +149,8 @@ def value_checks(schema: Any) -> tuple[tuple[tuple[str, ...], tuple[Any, ...]], 
 
 def check_payload(payload: ir.Payload, diags: Diagnostics) -> None:
     """Its patterns run by a linear-time engine, no ``$ref`` cycle without an object or array
-    in between (``payload_checks.check_json_schema``)."""
-    from ...payload_checks import check_json_schema
+    in between (``payloads.check_json_schema``)."""
+    from .payloads import check_json_schema
 
     check_json_schema(payload, diags)
 

@@ -24,10 +24,10 @@ from typing import Any
 
 from ...model import ir
 from ...naming import Scope, pascal
-from ...payload_checks import nfkc_aliases
 from .._shared.models import Diag, Imports, claim_class, permissive, subclass
 from .._shared.pointers import node_at, pointer_tokens
 from .codes import XRG_JSON_UNMAPPED, XRG_JSON_WARNING, XRG_REF_UNSUPPORTED
+from .payloads import nfkc_aliases
 
 #: root keywords that do not change the shape of a schema
 _ROOT_META = ("title", "$id", "id", "$schema", "description", "$comment")
