@@ -14,18 +14,19 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any, Protocol
 
-from . import ir
 from ._version import __version__
 from .diagnostics import Diagnostics
 from .internal import XRG_INTERNAL, XRG_OUT_OF_MEMORY, XRG_RECURSION, internal_error
+from .model import ir
+from .options import Options
 from .result import Result
-from .targets import Options, OutputFile
+from .targets import OutputFile, Target
 
 if TYPE_CHECKING:  # the heavy stages (black, datamodel-code-generator) load only when needed
     from .format import Formatter
     from .limits import Limits
-    from .registry import Registry
-    from .resolve import Resolved
+    from .model.registry import Registry
+    from .model.resolved import Resolved
     from .runtime_info import RuntimeInfo
 
 __all__ = [
@@ -37,8 +38,12 @@ __all__ = [
     "Result",
     "Worker",
     "analyze",
+    "Options",
+    "Target",
     "check",
+    "check_with",
     "generate",
+    "generate_with",
     "inspect_document",
     "internal_error",
     "plan",
@@ -62,8 +67,9 @@ class Analysis:
 def analyze(
     sources: Sequence[str], strict: bool = False, limits: Limits | None = None
 ) -> Analysis:
-    """Load, validate, resolve and build; every stage collects diagnostics. Never raises: an
-    unexpected failure is an XRG90x diagnostic (``Analysis.error`` keeps the exception)."""
+    """Load, resolve and build, each stage followed by its checks (``PASSES``); every stage
+    and check collects diagnostics. Never raises: an unexpected failure is an XRG90x
+    diagnostic (``Analysis.error`` keeps the exception)."""
     from .load import paused_gc
 
     stage = ["load"]
@@ -75,6 +81,76 @@ def analyze(
         return Analysis(None, None, internal_error(exc, stage[0], sources, diags), exc)
 
 
+#: a check: reads the analysis so far and adds to its diagnostics
+Pass = Callable[[Analysis], None]
+
+
+def _validate(an: Analysis) -> None:
+    """Structure and spec rules of the catalog as loaded (XRG1xx)."""
+    from .validate import validate
+
+    assert an.registry is not None
+    validate(an.registry, an.diagnostics)
+
+
+def _derived_messages(an: Analysis) -> None:
+    """The full semantic check of messages that merged a basemessage (the others were
+    checked as written by ``_validate``)."""
+    from .validate import validate_resolved_message
+
+    assert an.resolved is not None
+    for group in an.resolved.groups:
+        for message in group.messages:
+            if message.derived:
+                validate_resolved_message(
+                    message.data, message.file, message.pointer, an.diagnostics
+                )
+
+
+def _endpoint_placeholders(an: Analysis) -> None:
+    """XRG235: the placeholders of endpoint options the messages took as defaults."""
+    from .endpoints.references import check_placeholders
+
+    assert an.resolved is not None
+    groups = {g.id: g for g in an.resolved.groups}
+    check_placeholders(an.resolved.endpoints, groups, an.diagnostics)
+
+
+def _overlap(an: Analysis) -> None:
+    """Definitions no wire message can tell apart (``overlap``); not while there are errors:
+    the definitions are unfinished."""
+    from . import overlap
+
+    if an.catalog is not None and not an.diagnostics.has_errors:
+        overlap.check(an.catalog, an.diagnostics)
+
+
+def _payloads(an: Analysis) -> None:
+    """The payloads' own checks (``PayloadFormat.check_payload``: JSON Schema patterns and
+    ``$ref`` cycles)."""
+    from . import formats
+
+    assert an.catalog is not None
+    formats.check_payloads(an.catalog.payloads, an.diagnostics)
+
+
+#: the checks, in the order they run: after load (a failure is reported as validate's), after
+#: resolve and after build, those of the stage's output
+PASSES: dict[str, tuple[Pass, ...]] = {
+    "validate": (_validate,),
+    "resolve": (_derived_messages, _endpoint_placeholders),
+    "build": (_overlap,),
+}
+#: the checks ``generate`` and ``check`` run on an analysis without errors, before planning
+PLAN_PASSES: tuple[Pass, ...] = (_payloads,)
+
+
+def _run(name: str, an: Analysis, stage: list[str]) -> None:
+    stage[0] = name
+    for check in PASSES[name]:
+        check(an)
+
+
 def _analyze(
     sources: Sequence[str],
     strict: bool,
@@ -82,30 +158,22 @@ def _analyze(
     diags: Diagnostics,
     stage: list[str],
 ) -> Analysis:
-    from . import overlap
     from .build import build
     from .load.sources import load
     from .resolve import resolve
-    from .validate import validate, validate_resolved_message
 
-    registry = load(sources, diags, limits=limits)
-    stage[0] = "validate"
-    validate(registry, diags)
+    an = Analysis(None, None, diags, registry=load(sources, diags, limits=limits))
+    _run("validate", an, stage)
     stage[0] = "resolve"
-    resolved = resolve(registry, diags)
-    for group in resolved.groups:
-        for message in group.messages:
-            if message.derived:  # others were checked as written by validate()
-                validate_resolved_message(
-                    message.data, message.file, message.pointer, diags
-                )
+    assert an.registry is not None
+    an.resolved = resolve(an.registry, diags)
+    _run("resolve", an, stage)
     stage[0] = "build"
-    catalog = build(resolved, diags)
-    if catalog is not None and not diags.has_errors:  # errors: definitions are unfinished
-        overlap.check(catalog, diags)
+    an.catalog = build(an.resolved, diags)
+    _run("build", an, stage)
     if strict:
-        diags = diags.strict()
-    return Analysis(resolved, catalog, diags, registry=registry)
+        an.diagnostics = diags.strict()
+    return an
 
 
 class Worker(Protocol):
@@ -115,7 +183,7 @@ class Worker(Protocol):
     def files(
         self,
         catalog: ir.Catalog,
-        options: Options,
+        target: Target,
         diags: Diagnostics,
         fmt: Formatter,
         progress: Progress | None,
@@ -139,29 +207,52 @@ def generate(
 ) -> Result:
     """Generate the package ``package`` from ``sources``; no files when there are errors.
 
-    ``formatter``: the black formatter to use (default: one without a cache on disk; this
-    function never saves one). ``runtime``: the installed xrgen-runtime's modules and
+    The settings (``strict`` ... ``limits``) are ``Options``' (``generate_with`` takes them
+    whole). ``formatter``: the black formatter to use (default: one without a cache on disk;
+    this function never saves one). ``runtime``: the installed xrgen-runtime's modules and
     requirements (default: scanned). ``worker``: renders and formats some other way (default:
     in this process). Never raises: an unexpected failure is an XRG90x diagnostic
     (``Result.error`` keeps the exception).
     """
+    options = Options.of(
+        strict=strict,
+        spark=spark,
+        pyproject=pyproject,
+        avro_framing=avro_framing,
+        avro_framing_messages=avro_framing_messages,
+        limits=limits,
+    )
+    return generate_with(
+        sources, package, options, formatter=formatter, progress=progress, runtime=runtime,
+        worker=worker,
+    )
+
+
+def generate_with(
+    sources: Sequence[str],
+    package: str,
+    options: Options,
+    *,
+    formatter: Formatter | None = None,
+    progress: Progress | None = None,
+    runtime: RuntimeInfo | None = None,
+    worker: Worker | None = None,
+) -> Result:
+    """``generate`` with its settings as one ``Options``."""
     try:
-        analysis, diags = _checked(sources, strict, limits)
+        analysis, diags = _checked(sources, options)
         if diags.has_errors or analysis.catalog is None:
             return Result({}, diags, error=analysis.error)
-        options = _options(
-            package, analysis.catalog, spark, pyproject, avro_framing, avro_framing_messages,
-            runtime,
-        )
+        target = _target(package, analysis.catalog, options, runtime)
         if formatter is None:
             from .format import Formatter
 
             formatter = Formatter(use_cache=False)
         if worker is None:
-            files = serial_files(analysis.catalog, options, diags, formatter, progress)
+            files = serial_files(analysis.catalog, target, diags, formatter, progress)
         else:
-            files = worker.files(analysis.catalog, options, diags, formatter, progress)
-        if strict:
+            files = worker.files(analysis.catalog, target, diags, formatter, progress)
+        if options.strict:
             diags = diags.strict()
         if diags.has_errors:
             return Result({}, diags)
@@ -184,16 +275,27 @@ def check(
     """The diagnostics ``generate`` reports for the same arguments, without rendering or
     formatting anything (``xrgen validate``): load, validate, resolve, build, the payload
     checks and every output's plan (the payload models included). ``Result.files`` is empty."""
+    options = Options.of(
+        strict=strict,
+        spark=spark,
+        pyproject=pyproject,
+        avro_framing=avro_framing,
+        avro_framing_messages=avro_framing_messages,
+        limits=limits,
+    )
+    return check_with(sources, options, runtime=runtime)
+
+
+def check_with(
+    sources: Sequence[str], options: Options, *, runtime: RuntimeInfo | None = None
+) -> Result:
+    """``check`` with its settings as one ``Options``."""
     try:
-        analysis, diags = _checked(sources, strict, limits)
+        analysis, diags = _checked(sources, options)
         if diags.has_errors or analysis.catalog is None:
             return Result({}, diags, error=analysis.error)
-        options = _options(
-            CHECK_PACKAGE, analysis.catalog, spark, pyproject, avro_framing,
-            avro_framing_messages, runtime,
-        )
-        plan(analysis.catalog, options, diags)
-        return Result({}, diags.strict() if strict else diags)
+        plan(analysis.catalog, _target(CHECK_PACKAGE, analysis.catalog, options, runtime), diags)
+        return Result({}, diags.strict() if options.strict else diags)
     except Exception as exc:  # noqa: BLE001 - every failure is a diagnostic
         return Result({}, internal_error(exc, "validate", sources, Diagnostics()), error=exc)
 
@@ -202,55 +304,36 @@ def check(
 CHECK_PACKAGE = "package"
 
 
-def _options(
-    package: str,
-    catalog: ir.Catalog,
-    spark: bool,
-    pyproject: bool,
-    avro_framing: str,
-    avro_framing_messages: Mapping[str, str] | None,
-    runtime: RuntimeInfo | None,
-) -> Options:
+def _target(
+    package: str, catalog: ir.Catalog, options: Options, runtime: RuntimeInfo | None
+) -> Target:
     if runtime is None:
         from .runtime_info import scan
 
         runtime = scan()
-    return Options(
-        package=package,
-        catalog_names=tuple(catalog.sources),
-        spark=spark,
-        pyproject=pyproject,
-        version=__version__,
-        avro_framing=avro_framing,
-        avro_framing_messages=tuple(sorted((avro_framing_messages or {}).items())),
-        runtime=runtime,
-    )
+    return Target(package, tuple(catalog.sources), options, __version__, runtime)
 
 
-def _checked(
-    sources: Sequence[str], strict: bool, limits: Limits | None
-) -> tuple[Analysis, Diagnostics]:
-    """The analysis and, when it has no errors, the payload checks (patterns, ``$ref``
-    cycles) run before anything is planned."""
-    analysis = analyze(sources, strict, limits)
-    diags = analysis.diagnostics
-    if diags.has_errors or analysis.catalog is None:
-        return analysis, diags
-    from .payload_checks import check_payloads
-
-    check_payloads(analysis.catalog.payloads, diags)
-    return analysis, diags
+def _checked(sources: Sequence[str], options: Options) -> tuple[Analysis, Diagnostics]:
+    """The analysis and, when it has no errors, the checks run before anything is planned
+    (``PLAN_PASSES``)."""
+    analysis = analyze(sources, options.strict, options.limits)
+    if analysis.diagnostics.has_errors or analysis.catalog is None:
+        return analysis, analysis.diagnostics
+    for check in PLAN_PASSES:
+        check(analysis)
+    return analysis, analysis.diagnostics
 
 
 def serial_files(
     catalog: ir.Catalog,
-    options: Options,
+    target: Target,
     diags: Diagnostics,
     fmt: Formatter,
     progress: Progress | None,
 ) -> dict[PurePosixPath, str]:
     """The package's files (paths relative to --out), rendered and formatted in this process."""
-    planned = plan(catalog, options, diags)
+    planned = plan(catalog, target, diags)
     files: dict[PurePosixPath, str] = {}
     done = sum(not formats_file(f) for f in planned)  # the files taken as rendered
     for f in planned:
@@ -260,28 +343,28 @@ def serial_files(
             done += 1
             if progress is not None:
                 progress("format", done, len(planned))
-        files[out_path(options.package, f.path)] = text
+        files[out_path(target.package, f.path)] = text
     return files
 
 
 def plan(
-    catalog: ir.Catalog, options: Options, diags: Diagnostics, *, models: bool = True
+    catalog: ir.Catalog, target: Target, diags: Diagnostics, *, models: bool = True
 ) -> list[OutputFile]:
     from .targets import models as models_target
     from .targets import package as package_target
 
-    head = package_target.header(options)
-    files = package_target.plan(catalog, options)
+    head = package_target.header(target)
+    files = package_target.plan(catalog, target)
     if models:
-        files += models_target.plan(catalog, options, head, diags)
-    if options.spark:
+        files += models_target.plan(catalog, target, head, diags)
+    if target.options.spark:
         from .targets import spark as spark_target
 
-        files += spark_target.plan(catalog, options, head, diags)
-    if options.pyproject:
+        files += spark_target.plan(catalog, target, head, diags)
+    if target.options.pyproject:
         from .targets import pyproject as pyproject_target
 
-        files += pyproject_target.plan(catalog, options)
+        files += pyproject_target.plan(catalog, target)
     return sorted(files, key=lambda f: f.path)
 
 

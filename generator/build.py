@@ -25,13 +25,13 @@ import json
 import re
 from typing import Any
 
-from . import formats, ir, protocols
+from . import formats, protocols
 from .cloudevents import CLOUDEVENTS, FREE_CORE, is_cloudevents
 from .diagnostics import Diagnostics
-from .endpoints.references import ResolvedEndpoint
+from .model import ir
+from .model.resolved import Resolved, ResolvedEndpoint, ResolvedMessage, ResolvedSchema
 from .naming import Scope, last_segment, pascal, short_names, snake
 from .protocols import placeholders_of
-from .resolve import Resolved, ResolvedMessage, ResolvedSchema
 
 CE_CONTEXT = frozenset(
     {"specversion", "id", "source", "type", "datacontenttype", "dataschema", "subject", "time"}
@@ -114,7 +114,7 @@ class _Builder:
         if sch is None:
             return None
         file, _, ptr = rm.location.partition("#")
-        fmt = formats.module(sch.family)
+        fmt = formats.get(sch.family)
         if fmt is None or not fmt.MODELED:
             self.d.warning(
                 "XRG220",
@@ -123,7 +123,7 @@ class _Builder:
                 f"payload schema format {sch.format or sch.family!r} is not modeled; data stays bytes",
             )
             return None
-        why = fmt.unusable(sch.schema) if hasattr(fmt, "unusable") else None
+        why = fmt.unusable(sch.schema)
         if why is not None:
             self.d.warning(
                 "XRG220", file, ptr, f"{fmt.TITLE} payload is not modeled ({why}); data stays bytes"
@@ -145,7 +145,7 @@ class _Builder:
             self.schema_keys[id(sch.schema)] = key
         if key in self.payloads:
             return self.payloads[key]
-        name = _schema_name(sch) or last_segment(rm.id) + "Data"
+        name = fmt.root_name(sch.schema) or last_segment(rm.id) + "Data"
         model_name = self.claim(self.model_names, sch.location, "model", pascal(name))
         spark = self.claim(self.module, sch.location, "constant", model_name.upper(), ("_T_{}",))
         p = ir.Payload(key, sch.family, sch.schema, model_name, sch.location, "_T_" + spark)
@@ -209,23 +209,6 @@ def _declared_content_type(data: dict[str, Any]) -> str | None:
             return v
     ct = data.get("datacontenttype")
     return ct if isinstance(ct, str) else None
-
-
-def _schema_name(sch: ResolvedSchema) -> str | None:
-    s = sch.schema
-    if sch.family == "protobuf":
-        return formats.protobuf.root_message(s)
-    if sch.family == "xsd":
-        return formats.xsd.root_name(s)
-    if sch.family == formats.jsonstructure.NAME:
-        return formats.jsonstructure.root_name(s)
-    if not isinstance(s, dict):
-        return None
-    for key in ("title", "name") if sch.family == "json" else ("name",):
-        v = s.get(key)
-        if isinstance(v, str) and v.strip():
-            return v.rsplit(".", 1)[-1]
-    return None
 
 
 def build(resolved: Resolved, diags: Diagnostics) -> ir.Catalog:

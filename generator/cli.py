@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TextIO, cast
 
 from ._version import __version__
 from .diagnostics import Diagnostics
-from .limits import Limits
 from .load.errors import is_io_error
+from .options import Options
 
 if TYPE_CHECKING:
     from . import config
@@ -287,30 +287,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     from . import config
 
     try:
-        settings = config.load(args.config).merged(
-            catalogs=args.catalogs,
-            strict=args.strict,
-            out=getattr(args, "out", None),
-            package=getattr(args, "package", None),
-            spark=getattr(args, "spark", None),
-            pyproject=getattr(args, "pyproject", None),
-            fetch_timeout=args.fetch_timeout,
-            max_document_bytes=args.max_document_bytes,
-            avro_framing=getattr(args, "avro_framing", None),
-        )
+        # each flag is named as its setting (``--fetch-timeout``: ``fetch_timeout``)
+        flags = {name: getattr(args, name, None) for name in config.NAMES}
+        settings = config.load(args.config).merged(**flags)
         catalogs = settings.catalogs
         if not catalogs:
             raise UsageError("no catalogs given (arguments or [tool.xrgen] catalogs)")
-        strict = settings.strict
+        options = Options.from_settings(settings)
         if args.command == "generate":
-            return _generate(args, settings, catalogs, strict)
+            return _generate(args, settings, catalogs, options)
         if args.command == "validate":
-            return _validate(args, settings, catalogs, strict)
+            return _validate(args, catalogs, options)
         if args.command == "export":
-            return _export(args, settings, catalogs, strict)
+            return _export(args, catalogs, options)
         from . import api
 
-        analysis = api.analyze(catalogs, strict, _limits(settings))
+        analysis = api.analyze(catalogs, options.strict, options.limits)
         _print_diagnostics(analysis.diagnostics)
         _print_traceback(args, analysis.error)
         code = _exit_code(analysis.diagnostics)
@@ -345,12 +337,6 @@ def _print_traceback(args: argparse.Namespace, exc: BaseException | None) -> Non
         traceback.print_exception(exc, file=sys.stderr)
 
 
-def _limits(settings: config.Settings) -> Limits:
-    return Limits(
-        max_document_bytes=settings.max_document_bytes, fetch_timeout=settings.fetch_timeout
-    )
-
-
 def _diff(args: argparse.Namespace) -> int:
     from . import config
     from .diff.command import DiffUsageError, run
@@ -369,7 +355,7 @@ def _diff(args: argparse.Namespace) -> int:
 
 
 def _generate(
-    args: argparse.Namespace, settings: config.Settings, catalogs: list[str], strict: bool
+    args: argparse.Namespace, settings: config.Settings, catalogs: list[str], options: Options
 ) -> int:
     out, package = settings.out, settings.package
     if not out or not package:
@@ -382,16 +368,7 @@ def _generate(
 
     progress = None if args.quiet else _progress()
     result = runner.generate(
-        catalogs,
-        package,
-        strict=strict,
-        spark=settings.spark,
-        pyproject=settings.pyproject,
-        avro_framing=settings.avro_framing,
-        avro_framing_messages=settings.avro_framing_messages,
-        limits=_limits(settings),
-        use_cache=not args.no_cache,
-        progress=progress,
+        catalogs, package, options, use_cache=not args.no_cache, progress=progress
     )
     _print_diagnostics(result.diagnostics)
     _print_traceback(args, result.error)
@@ -415,33 +392,20 @@ def _generate(
     return 0
 
 
-def _validate(
-    args: argparse.Namespace, settings: config.Settings, catalogs: list[str], strict: bool
-) -> int:
+def _validate(args: argparse.Namespace, catalogs: list[str], options: Options) -> int:
     """What ``generate`` would report for the same catalogs and settings, writing nothing."""
     from . import runner
 
-    result = runner.check(
-        catalogs,
-        strict=strict,
-        spark=settings.spark,
-        pyproject=settings.pyproject,
-        avro_framing=settings.avro_framing,
-        avro_framing_messages=settings.avro_framing_messages,
-        limits=_limits(settings),
-        use_cache=not args.no_cache,
-    )
+    result = runner.check(catalogs, options, use_cache=not args.no_cache)
     _print_diagnostics(result.diagnostics)
     _print_traceback(args, result.error)
     return _exit_code(result.diagnostics)
 
 
-def _export(
-    args: argparse.Namespace, settings: config.Settings, catalogs: list[str], strict: bool
-) -> int:
+def _export(args: argparse.Namespace, catalogs: list[str], options: Options) -> int:
     from .export.command import run
 
-    outcome = run(args, catalogs, strict, _limits(settings))
+    outcome = run(args, catalogs, options.strict, options.limits)
     _print_diagnostics(outcome.diagnostics)
     _print_traceback(args, outcome.error)
     if outcome.problem is not None:

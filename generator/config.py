@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args
+from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args, get_type_hints
 
 from .limits import FETCH_TIMEOUT, MAX_DOCUMENT_BYTES
 
@@ -30,52 +30,11 @@ DEFAULT_FILE = "pyproject.toml"
 
 
 AvroFraming = Literal["plain", "single-object", "confluent"]
+_FRAMINGS = frozenset(get_args(AvroFraming))
 
 
 class ConfigError(Exception):
     """A settings file that cannot be read or does not fit ``Settings`` (a usage error)."""
-
-
-@dataclass(frozen=True)
-class Settings:
-    """What ``[tool.xrgen]`` may hold; every key is optional."""
-
-    #: catalog files, split-file folders or http(s) URLs, stacked in order
-    catalogs: list[str] = field(default_factory=list)
-    #: output folder; the package goes to ``out/package``
-    out: str | None = None
-    #: Python package name
-    package: str | None = None
-    #: write ``spark.py``
-    spark: bool = True
-    #: warnings are errors
-    strict: bool = False
-    #: also write ``out/pyproject.toml``
-    pyproject: bool = False
-    #: seconds for all fetches of one http(s) source together (docs/limits.md)
-    fetch_timeout: float = FETCH_TIMEOUT
-    #: bytes of one catalog document (a file, an index.json, a URL answer; docs/limits.md)
-    max_document_bytes: int = MAX_DOCUMENT_BYTES
-    #: framing of Avro binary payloads: ``plain``, ``single-object`` or ``confluent``
-    avro_framing: AvroFraming = "plain"
-    #: per-message framing: message id -> framing
-    avro_framing_messages: dict[str, AvroFraming] = field(default_factory=dict)
-
-    def merged(self, **flags: Any) -> Settings:
-        """These settings with every flag the command line gave (``None`` or ``[]``: not
-        given) in place of the file's value."""
-        given = {k: v for k, v in flags.items() if v is not None and v != []}
-        return validated(dataclasses.asdict(self) | given)
-
-
-#: the file's spelling of keys written with ``-``
-_ALIASES = {
-    "fetch-timeout": "fetch_timeout",
-    "max-document-bytes": "max_document_bytes",
-    "avro-framing": "avro_framing",
-    "avro-framing-messages": "avro_framing_messages",
-}
-_FRAMINGS = frozenset(get_args(AvroFraming))
 
 
 def _text(v: Any) -> bool:
@@ -86,20 +45,70 @@ def _positive(v: Any) -> bool:
     return type(v) in (int, float) and math.isfinite(v) and v > 0
 
 
+def _setting(
+    default: Any, plain: Callable[[Any], bool], items: dict[str, Any] | None = None, **rules: Any
+) -> Any:
+    """A field of ``Settings``: its default (``list``, ``dict``: empty), whether a value is
+    plainly valid (read without pydantic), and the rules pydantic's model adds to its type
+    (``rules`` on the value, ``items`` on each item of a list)."""
+    meta = {"plain": plain, "rules": rules, "items": items or {}}
+    if default in (list, dict):
+        return field(default_factory=default, metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What ``[tool.xrgen]`` may hold; every key is optional. A key is written with ``-`` where
+    the name has ``_`` (``fetch-timeout``); the name itself is read too."""
+
+    #: catalog files, split-file folders or http(s) URLs, stacked in order
+    catalogs: list[str] = _setting(
+        list, lambda v: type(v) is list and all(_text(c) for c in v), items={"min_length": 1}
+    )
+    #: output folder; the package goes to ``out/package``
+    out: str | None = _setting(None, lambda v: v is None or _text(v), min_length=1)
+    #: Python package name
+    package: str | None = _setting(None, lambda v: v is None or _text(v), min_length=1)
+    #: write ``spark.py``
+    spark: bool = _setting(True, lambda v: type(v) is bool)
+    #: warnings are errors
+    strict: bool = _setting(False, lambda v: type(v) is bool)
+    #: also write ``out/pyproject.toml``
+    pyproject: bool = _setting(False, lambda v: type(v) is bool)
+    #: seconds for all fetches of one http(s) source together (docs/limits.md)
+    fetch_timeout: float = _setting(FETCH_TIMEOUT, _positive, gt=0)
+    #: bytes of one catalog document (a file, an index.json, a URL answer; docs/limits.md)
+    max_document_bytes: int = _setting(
+        MAX_DOCUMENT_BYTES, lambda v: type(v) is int and v > 0, gt=0
+    )
+    #: framing of Avro binary payloads: ``plain``, ``single-object`` or ``confluent``
+    avro_framing: AvroFraming = _setting("plain", lambda v: v in _FRAMINGS)
+    #: per-message framing: message id -> framing
+    avro_framing_messages: dict[str, AvroFraming] = _setting(
+        dict,
+        lambda v: type(v) is dict and all(type(k) is str and m in _FRAMINGS for k, m in v.items()),
+    )
+
+    def merged(self, **flags: Any) -> Settings:
+        """These settings with every flag the command line gave (``None`` or ``[]``: not
+        given) in place of the file's value."""
+        given = {k: v for k, v in flags.items() if v is not None and v != []}
+        return validated(dataclasses.asdict(self) | given)
+
+
+def _key(name: str) -> str:
+    """The file's spelling of a setting's name."""
+    return name.replace("_", "-")
+
+
+_FIELDS = dataclasses.fields(Settings)
+#: the settings' names (a command-line flag is named as its setting)
+NAMES = tuple(f.name for f in _FIELDS)
+#: the file's spelling of keys written with ``-``
+_ALIASES = {_key(f.name): f.name for f in _FIELDS if "_" in f.name}
 #: key -> whether a value is plainly valid for it
-_PLAIN: dict[str, Callable[[Any], bool]] = {
-    "catalogs": lambda v: type(v) is list and all(_text(c) for c in v),
-    "out": lambda v: v is None or _text(v),
-    "package": lambda v: v is None or _text(v),
-    "spark": lambda v: type(v) is bool,
-    "strict": lambda v: type(v) is bool,
-    "pyproject": lambda v: type(v) is bool,
-    "fetch_timeout": _positive,
-    "max_document_bytes": lambda v: type(v) is int and v > 0,
-    "avro_framing": lambda v: v in _FRAMINGS,
-    "avro_framing_messages": lambda v: type(v) is dict
-    and all(type(k) is str and m in _FRAMINGS for k, m in v.items()),
-}
+_PLAIN: dict[str, Callable[[Any], bool]] = {f.name: f.metadata["plain"] for f in _FIELDS}
 
 
 def validated(data: dict[str, Any]) -> Settings:
@@ -121,35 +130,38 @@ def validated(data: dict[str, Any]) -> Settings:
 
 @cache
 def _model() -> type[BaseModel]:
-    """The pydantic model of ``[tool.xrgen]``: the rules, and the wording of their errors."""
-    from pydantic import BaseModel, ConfigDict, Field, field_validator
+    """The pydantic model of ``[tool.xrgen]``, made from ``Settings``: the rules, and the
+    wording of their errors."""
+    from pydantic import ConfigDict, Field, create_model, field_validator
 
-    class SettingsModel(BaseModel):
-        model_config = ConfigDict(
-            extra="forbid", strict=True, frozen=True, populate_by_name=True
+    hints = get_type_hints(Settings)
+    fields: dict[str, Any] = {}
+    for f in _FIELDS:
+        kind, rules, items = hints[f.name], f.metadata["rules"], f.metadata["items"]
+        if items:  # a list whose items have rules
+            (item,) = get_args(kind)
+            kind = list[Annotated[item, Field(**items)]]  # type: ignore[valid-type]
+        elif rules and type(None) in get_args(kind):  # an optional value with rules
+            (value,) = (a for a in get_args(kind) if a is not type(None))
+            kind, rules = Annotated[value, Field(**rules)] | None, {}
+        default = (
+            Field(default_factory=f.default_factory, **rules)
+            if f.default_factory is not dataclasses.MISSING
+            else Field(f.default, **rules)
         )
+        fields[f.name] = (kind, default)
 
-        catalogs: list[Annotated[str, Field(min_length=1)]] = []
-        out: Annotated[str, Field(min_length=1)] | None = None
-        package: Annotated[str, Field(min_length=1)] | None = None
-        spark: bool = True
-        strict: bool = False
-        pyproject: bool = False
-        fetch_timeout: Annotated[float, Field(gt=0, alias="fetch-timeout")] = FETCH_TIMEOUT
-        max_document_bytes: Annotated[int, Field(gt=0, alias="max-document-bytes")] = (
-            MAX_DOCUMENT_BYTES
-        )
-        avro_framing: Annotated[AvroFraming, Field(alias="avro-framing")] = "plain"
-        avro_framing_messages: Annotated[
-            dict[str, AvroFraming], Field(alias="avro-framing-messages")
-        ] = {}
+    def one_or_many(value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
 
-        @field_validator("catalogs", mode="before")
-        @classmethod
-        def _one_or_many(cls, value: Any) -> Any:
-            return [value] if isinstance(value, str) else value
-
-    return SettingsModel
+    config = ConfigDict(
+        extra="forbid", strict=True, frozen=True, populate_by_name=True, alias_generator=_key
+    )
+    validators = {"_one_or_many": field_validator("catalogs", mode="before")(one_or_many)}
+    model: type[BaseModel] = create_model(
+        "SettingsModel", __config__=config, __validators__=validators, **fields
+    )
+    return model
 
 
 def load(path: str | None) -> Settings:

@@ -10,21 +10,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import protocols
 from .cloudevents import takes_group_envelope
 from .diagnostics import Diagnostics, pointer
-from .endpoints.references import (
-    ResolvedEndpoint,
-    check_placeholders,
-    check_protocols,
-    read_endpoints,
-)
-from .registry import Entity, Registry
-
-if TYPE_CHECKING:
-    from .resolve import ResolvedGroup
+from .endpoints.references import check_protocols, read_endpoints
+from .model.registry import Entity, Registry
+from .model.resolved import ResolvedEndpoint, ResolvedGroup
 
 
 def group_envelope(
@@ -82,7 +75,6 @@ def apply_endpoints(
                 selected.setdefault(gid, []).append(ep)
     for g in groups:
         group_defaults(reg, diags, g, selected.get(g.id, []))
-    check_placeholders(endpoints, by_id, diags)
     return endpoints
 
 

@@ -14,8 +14,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .endpoints.references import ResolvedEndpoint
-    from .resolve import Resolved, ResolvedGroup
+    from .model.resolved import Resolved, ResolvedEndpoint, ResolvedGroup
 
 #: message attributes shown as resolved, in this order
 _MESSAGE_KEYS = ("envelope", "envelopemetadata", "protocol", "protocoloptions", "dataschemaformat")

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from . import ir
-from .formats import FORMATS
-from .formats._models import ALWAYS_RESERVED, Diag, Imports, permissive
-from .formats.jsonschema import XRG_JSON_UNMAPPED
+from .formats import FORMATS, MODELS_ORDER
+from .formats._shared.models import ALWAYS_RESERVED, Diag, Imports, permissive
+from .formats.jsonschema.codes import XRG_JSON_UNMAPPED
+from .model import ir
 from .naming import Scope
 
 
@@ -36,12 +36,10 @@ def render_models(payloads: Sequence[ir.Payload]) -> ModelsSource:
     diags: list[Diag] = []
     scope = Scope(frozenset(roots) | ALWAYS_RESERVED)
     blocks: list[str] = []
-    # JSON Schema first (one datamodel-code-generator batch), then the other formats
-    order = ["json"] + [name for name in FORMATS if name != "json"]
-    for name in order:
-        mine = [p for p in payloads if p.format == name]
+    for fmt in MODELS_ORDER:
+        mine = [p for p in payloads if p.format == fmt.NAME]
         if mine:
-            blocks.append(FORMATS[name].render_models(mine, imports, scope, diags))
+            blocks.append(fmt.render_models(mine, imports, scope, diags))
     for p in payloads:
         if p.format not in FORMATS:
             diags.append(

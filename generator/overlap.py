@@ -17,10 +17,11 @@ their placeholders in order of first appearance across the definition (``/a/{x}`
 
 Definitions with equal keys are *tied*: the dispatcher (and the Spark decoder) gives an event
 to the first of them, in catalog order, whose payload accepts it. So a tied definition is
-shadowed only by an earlier one whose payload schema may accept the same payloads: two JSON
-Schema payloads are told apart when ``formats.jsonschema_disjoint`` proves that no value fits
-both (a required property with ``const`` / ``enum`` values that do not meet, types that do
-not meet); opaque payloads and other formats always may overlap.
+shadowed only by an earlier one whose payload schema may accept the same payloads: two payloads
+of one format are told apart when the format proves that no value fits both
+(``PayloadFormat.apart``; JSON Schema, ``formats.jsonschema.disjoint``: a required property
+with ``const`` / ``enum`` values that do not meet, types that do not meet); opaque payloads and
+other formats always may overlap.
 """
 
 from __future__ import annotations
@@ -28,9 +29,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from . import formats, ir, protocols
+from . import formats, protocols
 from .diagnostics import Diagnostics
-from .formats.jsonschema_disjoint import ANY, Shape, read, shapes_disjoint
+from .model import ir
 
 _VAR = re.compile(r"\{([^{}]*)\}")
 _NOW = "0000-01-01T00:00:00Z"
@@ -145,23 +146,22 @@ class _Payloads:
     """Whether two definitions' payloads may accept the same payload (shapes read once)."""
 
     def __init__(self) -> None:
-        self.shapes: dict[str, tuple[Shape, ...]] = {}
+        self.shapes: dict[str, Any] = {}
 
-    def _shapes(self, payload: ir.Payload) -> tuple[Shape, ...]:
-        found = self.shapes.get(payload.key)
-        if found is None:
-            found = self.shapes[payload.key] = read(payload.schema)
-        return found
+    def _shapes(self, fmt: formats.PayloadFormat, payload: ir.Payload) -> Any:
+        if payload.key not in self.shapes:
+            self.shapes[payload.key] = fmt.shapes(payload.schema)
+        return self.shapes[payload.key]
 
     def may_overlap(self, a: ir.Message, b: ir.Message) -> bool:
         pa, pb = a.payload, b.payload
-        json_name = formats.jsonschema.NAME
-        if pa is None or pb is None or pa.format != json_name or pb.format != json_name:
+        fmt = formats.get(pa.format) if pa is not None else None
+        if pa is None or pb is None or fmt is None or pa.format != pb.format:
             return True
-        sa, sb = self._shapes(pa), self._shapes(pb)
-        if sa == ANY or sb == ANY:
+        sa, sb = self._shapes(fmt, pa), self._shapes(fmt, pb)
+        if sa is None or sb is None:
             return True
-        return not shapes_disjoint(sa, sb)
+        return not fmt.apart(sa, sb)
 
 
 def indistinguishable(catalog: ir.Catalog) -> list[tuple[ir.Message, ir.Message]]:

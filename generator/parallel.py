@@ -12,13 +12,13 @@ import os
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from . import ir
 from .diagnostics import Diagnostic, Diagnostics
+from .model import ir
 
 if TYPE_CHECKING:
     from .api import Progress
     from .format import Formatter
-    from .targets import Options, OutputFile
+    from .targets import OutputFile, Target
 
 #: catalogs with at least this many payload models or messages render ``models.py`` in a
 #: forked worker process, in parallel with the other modules, and the worker then formats
@@ -40,7 +40,7 @@ class ModelsWorker:
     def files(
         self,
         catalog: ir.Catalog,
-        options: Options,
+        target: Target,
         diags: Diagnostics,
         fmt: Formatter,
         progress: Progress | None,
@@ -49,7 +49,7 @@ class ModelsWorker:
 
         large = max(len(catalog.payloads), len(catalog.messages())) >= PARALLEL_MODELS_MIN
         if not (large and _can_fork()):
-            return serial_files(catalog, options, diags, fmt, progress)
+            return serial_files(catalog, target, diags, fmt, progress)
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
@@ -57,21 +57,21 @@ class ModelsWorker:
         context = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(1, mp_context=context) as pool:
             payloads_only = ir.Catalog((), catalog.payloads, catalog.sources)
-            models = pool.submit(_models_job, payloads_only, options, fmt.root, fmt.use_cache)
-            planned = plan(catalog, options, diags, models=False)
+            models = pool.submit(_models_job, payloads_only, target, fmt.root, fmt.use_cache)
+            planned = plan(catalog, target, diags, models=False)
             texts = [render_file(f) for f in planned]
             formatted = _format_files(planned, texts, fmt, pool, models, progress)
             for f, text in zip(planned, formatted, strict=True):
-                files[out_path(options.package, f.path)] = text
+                files[out_path(target.package, f.path)] = text
             path, text, items, (shapes, new_files, lines) = models.result()
-            files[out_path(options.package, path)] = text
+            files[out_path(target.package, path)] = text
             diags.extend(Diagnostic(*d) for d in items)
             fmt.merge(shapes, new_files, lines)
         return files
 
 
 def _models_job(
-    catalog: ir.Catalog, options: Options, cache_root: Path, use_cache: bool
+    catalog: ir.Catalog, target: Target, cache_root: Path, use_cache: bool
 ) -> tuple[PurePosixPath, str, list[Any], tuple[dict[str, str], dict[str, str], int]]:
     """In the worker: plan and format ``models.py``; return it with its diagnostics and the
     formatter's new cache entries (the parent merges them)."""
@@ -81,7 +81,7 @@ def _models_job(
 
     fmt = _worker_formatter(cache_root, use_cache)
     diags = Diagnostics()
-    [f] = models_target.plan(catalog, options, package_target.header(options), diags)
+    [f] = models_target.plan(catalog, target, package_target.header(target), diags)
     text = render_file(f)
     if formats_file(f):
         text = fmt.file(text)

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 from . import formats, protocols, xids
@@ -41,56 +40,13 @@ from .cloudevents import (
     registry_base,
 )
 from .diagnostics import Diagnostics
-from .endpoints.references import ResolvedEndpoint
-from .formats.jsonschema_fragment import fragment as json_fragment
 from .formats.spelling import schema_format_family
 from .group_defaults import apply_endpoints, group_envelope
-from .registry import Entity, MessageGroupEntry, Registry, SchemaEntry
+from .model.registry import Entity, MessageGroupEntry, Registry, SchemaEntry
+from .model.resolved import Resolved, ResolvedGroup, ResolvedMessage, ResolvedSchema
 
 #: ``.../schemas/<id>[/versions/<v>]:<type name or pointer>``
 _NAMED_TYPE = re.compile(r"^(.*?/schemas/[^/:]+(?:/versions/[^/:]+)?):(.+)$")
-
-
-@dataclass(slots=True)
-class ResolvedSchema:
-    family: str  # a ``formats`` family id ("json", "avro", "jsonstructure", ...) or other name
-    format: str  # as spelled by the catalog
-    schema: Any
-    location: str
-    uri: str | None = None
-
-
-@dataclass(slots=True)
-class ResolvedMessage:
-    id: str
-    group_id: str
-    data: dict[str, Any]
-    file: str
-    pointer: str
-    schema: ResolvedSchema | None = None
-    alias_of: str | None = None
-    #: True when the message merged a basemessage (its result needs the full semantic check)
-    derived: bool = False
-
-    @property
-    def location(self) -> str:
-        return f"{self.file}#{self.pointer}"
-
-
-@dataclass(slots=True)
-class ResolvedGroup:
-    id: str
-    data: dict[str, Any]
-    file: str
-    pointer: str
-    messages: list[ResolvedMessage] = field(default_factory=list)
-
-
-@dataclass(slots=True)
-class Resolved:
-    groups: list[ResolvedGroup]
-    sources: list[str]
-    endpoints: list[ResolvedEndpoint] = field(default_factory=list)
 
 
 def deep_merge(base: Any, child: Any) -> Any:
@@ -260,7 +216,8 @@ class _Resolver:
         if isinstance(embedded, str):
             # text schemas (.proto, XSD) are embedded as strings
             family = schema_format_family(fmt_s) or _guess_family(embedded)
-            if family in ("protobuf", "xsd"):
+            text_format = formats.get(family)
+            if text_format is not None and text_format.TEXT:
                 return ResolvedSchema(family, fmt_s, embedded, ent.location + "/dataschema")
         for attr in ("dataschemauri", "dataschemaxid"):
             ref = data.get(attr)
@@ -326,53 +283,23 @@ class _Resolver:
             return None
         family = schema_format_family(spelled) or _guess_family(body)
         location = ver.location + "/schema"
-        structure = family == formats.jsonstructure.NAME
-        if fragment and structure:
-            # a deep link keeps the JSON Structure document (its ``$ref``s) with a ``$root``
-            body = formats.jsonstructure.rooted(body, fragment)
-            if body is None:
-                self.d.error(
-                    "XRG210", ent.file, where, f"{attr}: the schema has no type at '#/{fragment}'"
-                )
+        schema_format = formats.get(family)
+        if fragment:
+            # a schema of another format is read as a JSON document
+            linked = (schema_format or formats.jsonschema).deep_link(body, fragment)
+            if linked.schema is None:
+                self.d.error("XRG210", ent.file, where, f"{attr}: {linked.problem}")
                 return None
-        elif fragment:
-            body = json_fragment(body, fragment)
-            if body is None:
-                self.d.error("XRG210", ent.file, where, f"{attr}: the schema has no '#/{fragment}'")
-                return None
-            location += "/" + fragment
-        if type_name and family == "json" and not fragment:
-            member = formats.jsonschema.type_pointer(body, type_name)
-            found = json_fragment(body, member) if member is not None else None
-            names_root = isinstance(body, dict) and body.get("title") == type_name
-            if found is None and not names_root:
-                self.d.warning(
-                    "XRG213",
-                    ent.file,
-                    where,
-                    f"{attr}: no member {type_name!r} in the JSON Schema; the root schema is used",
-                )
-            elif found is not None:
-                body = found
-                location += "/" + str(member)
-        if type_name and structure and not fragment:
-            member = formats.jsonstructure.type_pointer(body, type_name)
-            names_root = isinstance(body, dict) and body.get("name") == type_name
-            if member is None and not names_root:
-                self.d.warning(
-                    "XRG213",
-                    ent.file,
-                    where,
-                    f"{attr}: no type {type_name!r} in the JSON Structure; the root type is used",
-                )
-            elif member is not None:
-                body = formats.jsonstructure.rooted(body, member)
-        if type_name and family == "avro":
-            named = formats.avro.named_type(body, type_name)
-            if named is None:
-                self.d.warning("XRG213", ent.file, where, f"{attr}: no Avro type {type_name!r} in the schema; the root type is used")
-            else:
-                body = named
+            body = linked.schema
+            if linked.pointer is not None:
+                location += "/" + linked.pointer
+        if type_name and schema_format is not None:
+            selected = schema_format.select_type(body, type_name, bool(fragment))
+            if selected.problem is not None:
+                self.d.warning("XRG213", ent.file, where, f"{attr}: {selected.problem}")
+            body = selected.schema
+            if selected.pointer is not None:
+                location += "/" + selected.pointer
         return ResolvedSchema(family, spelled, body, location, ref)
 
     # -- groups and messages -----------------------------------------------------------

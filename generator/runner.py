@@ -8,45 +8,39 @@ A run whose inputs are unchanged returns the cached result before anything of th
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from . import runcache
-from .limits import MAX_DOCUMENT_BYTES
+from .options import Options
 from .result import Result
 from .runtime_info import scan
 
 if TYPE_CHECKING:
     from .api import Progress
     from .format import Formatter
-    from .limits import Limits
 
 
 def generate(
     sources: Sequence[str],
     package: str,
+    options: Options | None = None,
     *,
-    strict: bool = False,
-    spark: bool = True,
-    pyproject: bool = False,
-    avro_framing: str = "plain",
-    avro_framing_messages: Mapping[str, str] | None = None,
-    limits: Limits | None = None,
     use_cache: bool = True,
     cache_dir: str | None = None,
     formatter: Formatter | None = None,
     progress: Progress | None = None,
 ) -> Result:
-    """``api.generate`` with the caches and the forked worker. ``formatter`` (its folder and
-    ``use_cache``) takes the place of ``cache_dir`` and ``use_cache`` when given."""
+    """``api.generate_with`` with the caches and the forked worker. ``formatter`` (its folder
+    and ``use_cache``) takes the place of ``cache_dir`` and ``use_cache`` when given."""
+    options = options if options is not None else Options()
     if formatter is not None:
         root, use_cache = formatter.root, formatter.use_cache
     else:
         root = runcache.cache_root(cache_dir)
     runtime = scan()
-    framing = (avro_framing, tuple(sorted((avro_framing_messages or {}).items())))
-    flags = (strict, spark, pyproject, repr(limits), framing)
-    key = _key(sources, ("generate", package, flags, runtime), limits) if use_cache else None
+    inputs = ("generate", package, options.dump(), runtime)
+    key = _key(sources, inputs, options) if use_cache else None
     cached = runcache.load_run(root, key)
     if cached is not None:
         return Result(*cached)
@@ -55,17 +49,12 @@ def generate(
     from .parallel import ModelsWorker
 
     fmt = formatter if formatter is not None else Formatter(root, use_cache)
-    result = api.generate(
+    result = api.generate_with(
         sources,
         package,
-        strict=strict,
-        spark=spark,
-        pyproject=pyproject,
-        avro_framing=avro_framing,
-        avro_framing_messages=avro_framing_messages,
+        options,
         formatter=fmt,
         progress=progress,
-        limits=limits,
         runtime=runtime,
         worker=ModelsWorker(),
     )
@@ -77,42 +66,28 @@ def generate(
 
 def check(
     sources: Sequence[str],
+    options: Options | None = None,
     *,
-    strict: bool = False,
-    spark: bool = True,
-    pyproject: bool = False,
-    avro_framing: str = "plain",
-    avro_framing_messages: Mapping[str, str] | None = None,
-    limits: Limits | None = None,
     use_cache: bool = True,
     cache_dir: str | None = None,
 ) -> Result:
-    """``api.check`` (``xrgen validate``) with the run cache: a catalog checked before without
-    errors is not checked again while nothing it depends on changed."""
+    """``api.check_with`` (``xrgen validate``) with the run cache: a catalog checked before
+    without errors is not checked again while nothing it depends on changed."""
+    options = options if options is not None else Options()
     root = runcache.cache_root(cache_dir)
     runtime = scan()
-    framing = (avro_framing, tuple(sorted((avro_framing_messages or {}).items())))
-    flags = (strict, spark, pyproject, repr(limits), framing)
-    key = _key(sources, ("check", flags, runtime), limits) if use_cache else None
+    key = _key(sources, ("check", options.dump(), runtime), options) if use_cache else None
     cached = runcache.load_run(root, key)
     if cached is not None:
         return Result(*cached)
     from . import api
 
-    result = api.check(
-        sources,
-        strict=strict,
-        spark=spark,
-        pyproject=pyproject,
-        avro_framing=avro_framing,
-        avro_framing_messages=avro_framing_messages,
-        limits=limits,
-        runtime=runtime,
-    )
+    result = api.check_with(sources, options, runtime=runtime)
     runcache.save_run(root, key, {}, result.diagnostics)
     return result
 
 
-def _key(sources: Sequence[str], inputs: object, limits: Limits | None) -> str | None:
-    max_bytes = limits.max_document_bytes if limits is not None else MAX_DOCUMENT_BYTES
-    return runcache.run_key(sources, max_bytes, inputs)
+def _key(sources: Sequence[str], inputs: object, options: Options) -> str | None:
+    """The run cache's key: ``inputs`` (the command, the options' dump, the runtime scan) and
+    the sources."""
+    return runcache.run_key(sources, options.limits.max_document_bytes, inputs)

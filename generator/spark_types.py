@@ -5,8 +5,8 @@ Runs at generation time. Every function returns the JSON form of a Spark data ty
 ``StructType.fromJson(...)`` (structs) or ``pyspark.sql.types._parse_datatype_json_value``.
 Column names are the wire names.
 
-The payload rules of each schema format live in its module (``formats/jsonschema.py``,
-``formats/avro_spark.py``, ...); ``payload_to_spark`` selects it.
+The payload rules of each schema format live in its module (``formats/jsonschema/spark.py``,
+``formats/avro/spark.py``, ...); ``payload_to_spark`` selects it.
 
 Event schemas (:func:`event_schema`): ``specversion``, ``id``, ``source``, ``type`` (non-null
 strings), ``time`` (timestamp), ``datacontenttype``, ``dataschema``, ``subject`` (strings),
@@ -22,9 +22,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from . import formats
 from .cloudevents import CORE_ATTRIBUTES, REQUIRED_CORE
-from .formats import module
-from .formats._spark import STRING, SparkType, field, struct
+from .formats._shared.spark import STRING, SparkType, field, struct
 
 __all__ = [
     "CORE_ATTRIBUTES",
@@ -50,7 +50,7 @@ _ATTR_TYPES = {
 
 def payload_to_spark(payload_format: str | None, schema: Any) -> SparkType | None:
     """The Spark type of a payload (``ir.Payload.format`` and ``.schema``); ``None`` if opaque."""
-    m = module(payload_format)
+    m = formats.get(payload_format)
     return None if m is None else m.spark_type(schema)
 
 

@@ -1,4 +1,4 @@
-"""Validate stage: structural checks (our pydantic models, ``catalog_model``) and the semantic
+"""Validate stage: structural checks (our pydantic models, ``model.catalog``) and the semantic
 rules of the xRegistry message, schema and endpoint specs, on the loaded ``Registry``.
 
 Every problem becomes a diagnostic; nothing stops the run. References are not resolved here
@@ -16,7 +16,6 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from . import catalog_model as cm
 from . import formats, protocols
 from .cloudevents import (
     DEFAULT_TYPES,
@@ -40,7 +39,8 @@ from .formats.spelling import (
 from .load import paused_gc
 from .load.errors import SourceError
 from .load.text import parse_text
-from .registry import Entity, Registry, SchemaEntry
+from .model import catalog as cm
+from .model.registry import Entity, Registry, SchemaEntry
 from .value_types import VALUE_CHECKS
 from .value_types import template_problem as template_problem
 
@@ -499,14 +499,10 @@ def _check_schema(schema: SchemaEntry, group: Data, diags: Diagnostics) -> None:
             )
 
 
-#: formats whose schema may be embedded as JSON text
-_JSON_TEXT = ("json", "avro", "jsonstructure")
-
-
 def _check_schema_document(doc: Any, fmt: Any, file: str, ptr: str, diags: Diagnostics) -> None:
     """Check an embedded schema by its format family (``formats/<family>.check``)."""
     family = schema_format_family(fmt) if isinstance(fmt, str) else None
-    module = formats.module(family)
+    module = formats.get(family)
     if module is None and fmt is None:
         _check_unlabelled(doc, file, ptr, diags)
     if module is None:
@@ -519,7 +515,7 @@ def _check_schema_document(doc: Any, fmt: Any, file: str, ptr: str, diags: Diagn
                 + format_hint(fmt),
             )
         return
-    if isinstance(doc, str) and family in _JSON_TEXT and _looks_like_json_text(doc, family):
+    if isinstance(doc, str) and module.json_text(doc):
         try:
             doc = parse_text(doc, yaml_syntax=False)  # within the load limits (depth, NaN, ...)
         except SourceError as e:
@@ -539,13 +535,8 @@ def _check_schema_document(doc: Any, fmt: Any, file: str, ptr: str, diags: Diagn
 def _check_unlabelled(doc: Any, file: str, ptr: str, diags: Diagnostics) -> None:
     """A schema without a format is modeled as the format it looks like; one that looks like
     JSON Schema gets the checks its models rely on (its ``$ref``s and keywords, XRG157/158)."""
-    if isinstance(doc, dict) and formats.guess(doc) == "json":
-        formats.jsonschema.check_unlabelled(doc, file, ptr, diags)
-
-
-def _looks_like_json_text(doc: str, family: str) -> bool:
-    """A string ``schema`` is JSON text, except a bare Avro type name like ``"string"``."""
-    return family != "avro" or doc.lstrip()[:1] in ("{", "[", '"')
+    if isinstance(doc, dict):
+        formats.FORMATS[formats.guess(doc)].check_unlabelled(doc, file, ptr, diags)
 
 
 # ----------------------------------------------------------------------------- endpoints

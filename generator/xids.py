@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 
 from .cloudevents import registry_base
-from .registry import Registry
+from .model.registry import Registry
 
 ABSOLUTE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 

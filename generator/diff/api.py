@@ -11,10 +11,10 @@ required keyword argument; these are warnings, and errors with ``--api``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from .. import ir
+from .. import formats
 from ..diagnostics import pointer_escape
+from ..model import ir
 from .changes import Change
 from .payload import split_location
 
@@ -22,36 +22,9 @@ Key = tuple[str, str]
 
 
 def _fields(payload: ir.Payload | None) -> set[str]:
-    """Top-level field names of the payload model (JSON properties, Avro record fields)."""
-    if payload is None:
-        return set()
-    schema: Any = payload.schema
-    if payload.format == "avro":
-        if isinstance(schema, dict) and isinstance(schema.get("fields"), list):
-            return {
-                f["name"]
-                for f in schema["fields"]
-                if isinstance(f, dict) and isinstance(f.get("name"), str)
-            }
-        return set()
-    node = schema
-    for _ in range(8):
-        if not (
-            isinstance(node, dict)
-            and isinstance(node.get("$ref"), str)
-            and node["$ref"].startswith("#/")
-        ):
-            break
-        target: Any = schema
-        for token in node["$ref"][2:].split("/"):
-            target = (
-                target.get(token.replace("~1", "/").replace("~0", "~"))
-                if isinstance(target, dict)
-                else None
-            )
-        node = target
-    props = node.get("properties") if isinstance(node, dict) else None
-    return set(props) if isinstance(props, dict) else set()
+    """Top-level field names of the payload model (``PayloadFormat.field_names``)."""
+    fmt = formats.get(payload.format) if payload is not None else None
+    return fmt.field_names(payload.schema) if payload is not None and fmt is not None else set()
 
 
 def _arguments(m: ir.Message) -> dict[str, bool]:
@@ -197,8 +170,11 @@ def compare_api(
                     f"{nm.id}: payload model {op.model_name} renamed to {np_.model_name}",
                 )
             for name in sorted(_fields(op) - _fields(np_)):
+                fmt = formats.get(np_.format)
                 where = pptr + (
-                    "/fields" if np_.format == "avro" else "/properties/" + pointer_escape(name)
+                    fmt.field_pointer(name)
+                    if fmt is not None
+                    else "/properties/" + pointer_escape(name)
                 )
                 add(
                     "XRG593",

@@ -4,13 +4,11 @@ mode of its message, and whether the change is compatible (see the package docst
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
 
-from .. import ir
 from ..api import Analysis, analyze
 from ..diagnostics import Diagnostics
-from ..resolve import ResolvedMessage
+from ..model import ir
+from ..model.resolved import ResolvedMessage
 from .changes import (
     BACKWARD,
     FORWARD,
@@ -24,6 +22,7 @@ from .changes import (
 from .envelope import compare_envelope
 from .payload import PayloadComparer, split_location
 from .protocol import compare_protocol
+from .report import DEFAULT_MODE, DiffResult, Report
 
 __all__ = [
     "Change",
@@ -33,64 +32,6 @@ __all__ = [
     "diff_analyses",
     "is_mode",
 ]
-
-DEFAULT_MODE = "backward"
-
-
-@dataclass(frozen=True, slots=True)
-class Report:
-    """A change as printed: its severity follows the mode of its message."""
-
-    change: Change
-    mode: str
-    breaking: bool
-
-    @property
-    def wire(self) -> bool:
-        """The change breaks the message's mode on the wire."""
-        return self.change.breaking(mode_directions(self.mode))
-
-    @property
-    def kind(self) -> str:
-        """``breaking`` (an error: it breaks the mode on the wire, or it is an API change and
-        ``--api`` is given), ``api`` (a change to the generated Python API, a warning without
-        ``--api``) or ``compatible``."""
-        if self.breaking:
-            return "breaking"
-        return "api" if self.change.api else "compatible"
-
-    def line(self) -> str:
-        c = self.change
-        sev = "error" if self.breaking else "warning"
-        return f"{c.file}#{c.pointer}: {sev} {c.code}: {c.text}"
-
-    def as_json(self) -> dict[str, Any]:
-        c = self.change
-        return {
-            "code": c.code,
-            "file": c.file,
-            "pointer": c.pointer,
-            "message": c.message,
-            "kind": self.kind,
-            "modes": c.modes(),
-            "mode": self.mode,
-            "api": c.api,
-            "text": c.text,
-        }
-
-
-@dataclass(slots=True)
-class DiffResult:
-    reports: list[Report] = field(default_factory=list)
-    #: load/validate errors of either side (nothing was compared when there are any)
-    diagnostics: Diagnostics = field(default_factory=Diagnostics)
-    #: the mode of messages whose schema declares none (``--mode``, the catalog's, or backward)
-    mode: str = DEFAULT_MODE
-
-    @property
-    def compatible(self) -> bool:
-        return not any(r.breaking for r in self.reports)
-
 
 def diff_catalogs(
     old: Sequence[str], new: Sequence[str], *, mode: str | None = None, api_errors: bool = False

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .catalogs import DiffResult, Report
+    from .report import DiffResult, Report
 
 MODE_CHOICES = (
     "backward",

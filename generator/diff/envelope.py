@@ -16,8 +16,8 @@ Why each rule breaks what it breaks (docs/diff.md has the table):
 
 from __future__ import annotations
 
-from .. import ir
 from ..diagnostics import pointer as ptr
+from ..model import ir
 from .changes import BACKWARD, BOTH, FORWARD, NEITHER, Finding
 from .templates import compare_value
 

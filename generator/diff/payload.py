@@ -5,9 +5,11 @@ format changed means another codec (both); a format version changed alone is com
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from ..resolve import ResolvedSchema
+from .. import formats
+from ..model.resolved import ResolvedSchema
 from .changes import BACKWARD, BOTH, FORWARD, NEITHER, Finding
 
 
@@ -93,22 +95,41 @@ def schema_findings(family: str, old: Any, new: Any) -> list[Finding]:
 
 
 def _schema_findings(family: str, old: Any, new: Any) -> list[Finding]:
-    if family == "json":
-        from .jsonschema import compare_json
+    rules = _RULES.get(family)
+    if rules is None:
+        text = f"the {family} schema changed; its format is not checked"
+        return [Finding("XRG545", "", text, NEITHER)]
+    return rules(old, new)
 
-        return compare_json(old, new)
-    if family == "avro":
-        from .avro import compare_avro
 
-        return compare_avro(old, new)
-    if family == "jsonstructure":
-        from .jsonstructure import compare_structure
+def _json_rules(old: Any, new: Any) -> list[Finding]:
+    from .jsonschema import compare_json
 
-        return compare_structure(old, new)
-    if family == "protobuf":
-        from .protobuf import compare_protobuf
+    return compare_json(old, new)
 
-        return compare_protobuf(old, new)
-    return [
-        Finding("XRG545", "", f"the {family} schema changed; its format is not checked", NEITHER)
-    ]
+
+def _avro_rules(old: Any, new: Any) -> list[Finding]:
+    from .avro import compare_avro
+
+    return compare_avro(old, new)
+
+
+def _structure_rules(old: Any, new: Any) -> list[Finding]:
+    from .jsonstructure import compare_structure
+
+    return compare_structure(old, new)
+
+
+def _protobuf_rules(old: Any, new: Any) -> list[Finding]:
+    from .protobuf import compare_protobuf
+
+    return compare_protobuf(old, new)
+
+
+#: format family -> the rules of its module here, loaded on first use
+_RULES: dict[str, Callable[[Any, Any], list[Finding]]] = {
+    formats.jsonschema.NAME: _json_rules,
+    formats.avro.NAME: _avro_rules,
+    formats.jsonstructure.NAME: _structure_rules,
+    formats.protobuf.NAME: _protobuf_rules,
+}

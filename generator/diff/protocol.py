@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from xrgen_runtime.bindings import BindingSpec, by_protocol
 
-from .. import ir
 from ..diagnostics import pointer as ptr
+from ..model import ir
 from .changes import BACKWARD, BOTH, FORWARD, NEITHER, Finding
 from .templates import compare_value
 

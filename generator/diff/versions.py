@@ -12,14 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..diagnostics import Diagnostics
-from ..registry import Registry, SchemaEntry
+from ..model.registry import Registry, SchemaEntry
 from .changes import BOTH, Changes, base_mode, is_mode, mode_directions
-
-if TYPE_CHECKING:
-    from .catalogs import DiffResult
+from .report import DiffResult, Report
 
 
 def _schema_path(uri: str) -> tuple[str, str] | None:
@@ -111,7 +109,6 @@ def diff_versions(sources: Sequence[str], *, mode: str | None = None) -> DiffRes
     statement (the spec says not to check them) and are checked only with ``mode``."""
     from ..api import analyze
     from ..load import paused_gc
-    from .catalogs import DiffResult, Report
 
     with paused_gc():
         an = analyze(sources)
@@ -194,9 +191,9 @@ def _check_schema(gid: str, sid: str, entry: SchemaEntry, transitive: bool, out:
 
 
 def _format(entry: SchemaEntry, data: dict[str, Any]) -> str:
+    from ..formats import guess
     from ..formats.spelling import schema_format_family
-    from ..resolve import _guess_family
 
     fmt = data.get("format") or entry.entity.data.get("format")
     family = schema_format_family(fmt if isinstance(fmt, str) else None)
-    return family or _guess_family(data.get("schema"))
+    return family or guess(data.get("schema"))

@@ -26,49 +26,15 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import protocols, xids
 from ..diagnostics import Diagnostics, pointer
+from ..model.registry import Entity, Registry
+from ..model.resolved import ResolvedEndpoint, ResolvedGroup, ResolvedMessage
 from ..protocols import EndpointOptions, Protocol
 from ..protocols._base import as_map
-from ..registry import Entity, Registry
 from .checks import COMMON, message_options
-
-if TYPE_CHECKING:
-    from ..resolve import ResolvedGroup, ResolvedMessage
-
-
-@dataclass(slots=True)
-class ResolvedEndpoint:
-    id: str
-    data: dict[str, Any]
-    file: str
-    pointer: str
-    protocol: Protocol | None
-    usage: tuple[str, ...]
-    #: message groups it carries: referenced (in order), then the group of its own messages
-    groups: list[str] = field(default_factory=list)
-    #: ``(index in messagegroups, group id)`` of each reference that resolved
-    references: list[tuple[int, str]] = field(default_factory=list)
-    #: rc4 endpoint options (no endpoints/authorization/deployed); ``willmessage``: a message id
-    options: dict[str, Any] = field(default_factory=dict)
-    uris: list[str] = field(default_factory=list)
-    authorization: list[dict[str, str]] = field(default_factory=list)
-    deployed: bool = True
-    #: message option -> value: what its messages take as defaults
-    defaults: dict[str, Any] = field(default_factory=dict)
-    #: message option -> the endpoint option it comes from (for diagnostics)
-    origin: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def location(self) -> str:
-        return f"{self.file}#{self.pointer}"
-
-    @property
-    def entity(self) -> Entity:
-        return Entity(self.data, self.file, self.pointer)
 
 
 def read_endpoints(

@@ -29,9 +29,10 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .. import ir, protocols
+from .. import protocols
 from .._version import __version__
 from ..diagnostics import Diagnostics
+from ..model import ir
 from ..naming import Scope
 from ..protocols import placeholders_of
 from . import asyncapi_messages as messages
@@ -41,7 +42,7 @@ from .asyncapi_payloads import Payloads, component_name
 if TYPE_CHECKING:
     from ..api import Analysis
     from ..limits import Limits
-    from ..resolve import Resolved, ResolvedMessage
+    from ..model.resolved import Resolved, ResolvedMessage
 
 ASYNCAPI = "3.0.0"
 #: xRegistry catalogs carry no version of their own
@@ -74,7 +75,7 @@ def export(
     there are errors. Raises ``UnknownEndpoint`` for an ``endpoints`` id the catalog does not
     have; any other failure is an XRG90x diagnostic."""
     from .. import api
-    from ..payload_checks import check_payloads
+    from ..formats import check_payloads
 
     analysis = api.analyze(sources, False, limits)
     diags = _relevant(analysis.diagnostics)

@@ -15,9 +15,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .. import ir
+from .. import formats
 from ..build import is_json_content_type
-from ..resolve import ResolvedMessage, ResolvedSchema
+from ..model import ir
+from ..model.resolved import ResolvedMessage, ResolvedSchema
 from . import asyncapi_protocols as protocols
 from .asyncapi_payloads import Payloads
 
@@ -140,7 +141,8 @@ def _data(
     """
     what = f"the {schema.format or schema.family} schema {ref}" if schema and ref else None
     if _json(content_type):
-        if schema is not None and ref is not None and schema.family == "json":
+        fmt = formats.get(schema.family) if schema is not None else None
+        if fmt is not None and ref is not None and fmt.JSON_SCHEMA:
             return "data", {"$ref": ref}
         return "data", ({"description": f"the data as JSON, described by {what}"} if what else {})
     if _text(content_type):

@@ -23,13 +23,15 @@ schema, referenced by every message that uses it.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
+from .. import formats
 from ..build import schema_key
 from ..diagnostics import pointer_escape
 from ..formats.spelling import schema_format_family
+from ..model.resolved import ResolvedSchema
 from ..naming import Scope, last_segment, pascal
-from ..resolve import ResolvedSchema
 
 AVRO_FORMAT = "application/vnd.apache.avro;version=1.9.0"
 PROTOBUF_FORMAT = "application/vnd.google.protobuf;version={}"
@@ -216,32 +218,55 @@ def _component(schema: ResolvedSchema, base: str) -> Any:
         family = (
             "other"  # a format xrgen does not know, read as JSON: opaque, as written
         )
-    if family == "json" and isinstance(body, dict | bool):
-        root_id = body.get("$id") if isinstance(body, dict) else None
-        return rebase(body, base, root_id if isinstance(root_id, str) else None)
-    if family == "avro":
-        return {"schemaFormat": AVRO_FORMAT, "schema": body}
-    if family == "protobuf" and isinstance(body, str):
-        broken = _proto_error(body)
-        if broken is not None:
-            return _opaque(schema, f"its .proto text does not compile ({broken})")
-        version = "2" if re.search(r"\bsyntax\s*=\s*[\"']proto2[\"']", body) else "3"
-        return {
-            "schemaFormat": PROTOBUF_FORMAT.format(version),
-            "schema": root_annotated(body),
-        }
-    if family == "xsd":
-        return {"schemaFormat": XSD_FORMAT, "schema": body}
-    if family in ("json", "avro", "protobuf", "xsd"):
+    convert = _CONVERSIONS.get(family)
+    return (convert or _as_written)(schema, family, body, base)
+
+
+def _json_schema(schema: ResolvedSchema, family: str, body: Any, base: str) -> Any:
+    if not isinstance(body, dict | bool):
         return _opaque(schema, f"it is not a {family} schema document")
-    if family == "jsonstructure" and isinstance(body, dict):
-        return {
-            "schemaFormat": schema.format,
-            "schema": _rebase_pointers(body, base + "/schema"),
-        }
+    root_id = body.get("$id") if isinstance(body, dict) else None
+    return rebase(body, base, root_id if isinstance(root_id, str) else None)
+
+
+def _avro(schema: ResolvedSchema, family: str, body: Any, base: str) -> Any:
+    return {"schemaFormat": AVRO_FORMAT, "schema": body}
+
+
+def _protobuf(schema: ResolvedSchema, family: str, body: Any, base: str) -> Any:
+    if not isinstance(body, str):
+        return _opaque(schema, f"it is not a {family} schema document")
+    broken = _proto_error(body)
+    if broken is not None:
+        return _opaque(schema, f"its .proto text does not compile ({broken})")
+    version = "2" if re.search(r"\bsyntax\s*=\s*[\"']proto2[\"']", body) else "3"
+    return {"schemaFormat": PROTOBUF_FORMAT.format(version), "schema": root_annotated(body)}
+
+
+def _xsd(schema: ResolvedSchema, family: str, body: Any, base: str) -> Any:
+    return {"schemaFormat": XSD_FORMAT, "schema": body}
+
+
+def _structure(schema: ResolvedSchema, family: str, body: Any, base: str) -> Any:
+    if not isinstance(body, dict):
+        return _as_written(schema, family, body, base)
+    return {"schemaFormat": schema.format, "schema": _rebase_pointers(body, base + "/schema")}
+
+
+def _as_written(schema: ResolvedSchema, family: str, body: Any, base: str) -> Any:
     if isinstance(body, dict | list):
         body = rebase(body, base + "/schema")
     return {"schemaFormat": schema.format or family, "schema": body}
+
+
+#: format family -> its component (a format xrgen does not know: ``_as_written``)
+_CONVERSIONS: dict[str, Callable[[ResolvedSchema, str, Any, str], Any]] = {
+    formats.jsonschema.NAME: _json_schema,
+    formats.avro.NAME: _avro,
+    formats.protobuf.NAME: _protobuf,
+    formats.xsd.NAME: _xsd,
+    formats.jsonstructure.NAME: _structure,
+}
 
 
 def _opaque(schema: ResolvedSchema, why: str) -> dict[str, Any]:

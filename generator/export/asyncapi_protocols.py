@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from .. import ir
+from ..model import ir
 
 KAFKA_BINDING = "0.5.0"
 MQTT_BINDING = "0.2.0"

@@ -1,34 +1,34 @@
-"""The payload-format seam: one module per schema format, and this table.
+"""The payload-format seam: one package per schema format, and this table.
 
-Each module or package (``jsonschema``, ``avro``, ``protobuf``, ``xsd``, ``jsonstructure``)
-owns, for its format:
-
-- ``NAME`` (the family id stored in ``ir.Payload.format``), ``SPELLINGS`` (format names as
-  catalogs write them, lower case, before ``/version``), ``TITLE`` (for messages);
-- ``CONTENT_TYPE``: the ``datacontenttype`` inferred when the catalog declares none (xRegistry:
-  "inferred from the schema format"), and ``accepts(content_type)``: whether a declared content
-  type puts the payload on the wire in this format;
-- ``guess(schema)``: whether an unlabelled schema looks like this format;
-- ``check(schema, version, file, ptr, diags)``: checks of an embedded schema;
-- ``render_models(payloads, imports, scope, diags)``: the pydantic source of its payloads;
-- ``spark_type(schema)``: the Spark type of its payloads.
+Each package (``jsonschema``, ``avro``, ``protobuf``, ``xsd``, ``jsonstructure``) is a
+``PayloadFormat`` (``_protocol.py``): its facts (``NAME``, the family id stored in
+``ir.Payload.format``; ``SPELLINGS``; ``CONTENT_TYPE``, the ``datacontenttype`` inferred when the
+catalog declares none; ``TEXT``; ``RUNTIME_MODULE``, ...) and its entry points (``accepts``,
+``guess``, ``check``, ``render_models``, ``spark_type``, ``runtime_codec``, ...). Callers ask a
+format through them; what the formats share is in ``_shared``.
 
 The runtime side is one codec per wire format in ``xrgen_runtime.formats``, selected by content
-type. Adding a format means a module here (listed in ``FORMATS``) and a codec there.
+type. Adding a format means a package here (listed in ``FORMATS``) and a codec there.
 """
 
 from __future__ import annotations
 
-from types import ModuleType
+from collections.abc import Sequence
 from typing import Any
 
+from ..diagnostics import Diagnostics
+from ..model import ir
 from . import avro, jsonschema, jsonstructure, protobuf, xsd
+from ._protocol import PayloadFormat as PayloadFormat
+from ._shared.content import is_json
 
-#: family id -> module, in the order unlabelled schemas are guessed (JSON Schema last: the
+#: family id -> format, in the order unlabelled schemas are guessed (JSON Schema last: the
 #: fallback)
-FORMATS: dict[str, ModuleType] = {
-    m.NAME: m for m in (avro, protobuf, xsd, jsonstructure, jsonschema)
-}
+_ORDER: tuple[PayloadFormat, ...] = (avro, protobuf, xsd, jsonstructure, jsonschema)
+FORMATS: dict[str, PayloadFormat] = {f.NAME: f for f in _ORDER}
+#: the order of the formats' models in ``models.py``: JSON Schema first (one
+#: datamodel-code-generator batch), then the others
+MODELS_ORDER: tuple[PayloadFormat, ...] = (jsonschema, avro, protobuf, xsd, jsonstructure)
 _BY_SPELLING = {s: m.NAME for m in FORMATS.values() for s in m.SPELLINGS}
 
 
@@ -39,21 +39,29 @@ def family(spelled_name: str) -> str | None:
 
 def guess(schema: Any) -> str:
     """The family of an unlabelled schema (JSON Schema when nothing else fits)."""
-    for name, module in FORMATS.items():
-        if module.guess(schema):
+    for name, fmt in FORMATS.items():
+        if fmt.guess(schema):
             return name
     return jsonschema.NAME
 
 
-def module(name: str | None) -> ModuleType | None:
-    """The module of family ``name``, or ``None``."""
+def check_payloads(payloads: Sequence[ir.Payload], diags: Diagnostics) -> None:
+    """Each payload's format's ``check_payload``."""
+    for p in payloads:
+        fmt = FORMATS.get(p.format)
+        if fmt is not None:
+            fmt.check_payload(p, diags)
+
+
+def get(name: str | None) -> PayloadFormat | None:
+    """The format of family ``name``, or ``None``."""
     return FORMATS.get(name) if name else None
 
 
 def content_type(name: str) -> str | None:
     """The content type inferred for payloads of family ``name`` when none is declared."""
     m = FORMATS.get(name)
-    return str(m.CONTENT_TYPE) if m is not None else None
+    return m.CONTENT_TYPE if m is not None else None
 
 
 def wire_format(name: str, content_type: str | None) -> str | None:
@@ -61,7 +69,7 @@ def wire_format(name: str, content_type: str | None) -> str | None:
     ``"json"`` for JSON content types (any schema format can be written as JSON through its
     pydantic model), ``name`` when the content type is the schema format's own, else ``None``
     (the payload stays bytes)."""
-    if jsonschema.accepts(content_type):
+    if is_json(content_type):
         return jsonschema.NAME
     m = FORMATS.get(name)
     if m is not None and m.accepts(content_type):

@@ -6,7 +6,7 @@ import re
 from functools import lru_cache
 
 from ..suggest import closest
-from . import FORMATS, family, module
+from . import FORMATS, family, get
 
 #: format names xrgen reads without modeling them (their payloads stay bytes, XRG152): never
 #: a misspelling of another format
@@ -65,13 +65,12 @@ def format_problem(s: str) -> str | None:
     does not know (``JsonSchema/draft-99``); ``None`` when it is fine (warning XRG148).
     """
     fam = schema_format_family(s)
-    mod = module(fam)
+    mod = get(fam)
     if mod is None:
         return None
     name, version = split_format(s)
-    title, canonical = mod.TITLE, getattr(mod, "FORMAT", mod.TITLE)
-    example = getattr(mod, "EXAMPLE", canonical)
-    if name in getattr(mod, "DATA_NAMES", ()):
+    title, canonical, example = mod.TITLE, mod.FORMAT, mod.EXAMPLE
+    if name in mod.DATA_NAMES:
         return (
             f"schema format {s!r} names a data format, not a schema language; read as"
             f" {title} ('{canonical}/<version>', e.g. {example!r})"
@@ -79,7 +78,7 @@ def format_problem(s: str) -> str | None:
     normalized = schema_format_version(s)
     if normalized is None:
         return f"schema format {s!r} has no version ('{canonical}/<version>', e.g. {example!r})"
-    known = getattr(mod, "VERSIONS", None)
+    known = mod.VERSIONS
     if known is not None and not re.fullmatch(known, normalized):
         return (
             f"{title} version {version!r} is not one xrgen knows (e.g. {example!r}); read as"
@@ -93,7 +92,7 @@ def format_hint(s: str) -> str:
     one (``Jsn/1``), else ``""``."""
     name, _ = split_format(s)
     names = {
-        sp: getattr(m, "FORMAT", m.TITLE)
+        sp: m.FORMAT
         for m in FORMATS.values()
         for sp in m.SPELLINGS
     }

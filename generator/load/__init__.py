@@ -15,21 +15,16 @@ URLs are fetched over http(s) only, at every hop, within one deadline and the si
 One job per module: ``sources`` (the entry, ``load``), ``text`` (a file's text, JSON or YAML by
 name), ``jsontext`` and ``yamltext`` (parsing within the limits), ``fetch`` (http(s) registries),
 ``folder`` (split-file folders), ``normalize`` (current spelling, per entity kind), ``stack``
-(documents into one ``Registry``), ``errors`` (``SourceError`` and the codes). This module holds
-what the others share and names the stage's public functions; the readers load on first use,
-so naming ``is_io_error`` or ``display_name`` costs no parser.
+(documents into one ``Registry``), ``errors`` (``SourceError`` and the codes), ``common`` (what
+the others share). This module names the stage's public functions; the readers load on first
+use, so naming ``is_io_error`` or ``display_name`` costs no parser.
 """
 
 from __future__ import annotations
 
-import gc
-import os
-import re
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .common import COLLECTIONS, URL_RE, display_name, paused_gc
 from .errors import (
     IO_ERROR_CODES,
     XRG_ALIASES,
@@ -83,10 +78,6 @@ __all__ = [
     "schema_format_version",
 ]
 
-#: the collections of an xRegistry document
-COLLECTIONS = ("messagegroups", "schemagroups", "endpoints")
-URL_RE = re.compile(r"^https?://", re.IGNORECASE)
-
 #: public names defined in the stage's modules, imported on first use
 _LAZY = {
     "load": ".sources",
@@ -110,33 +101,3 @@ def __getattr__(name: str) -> Any:
     import importlib
 
     return getattr(importlib.import_module(module, __name__), name)
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector while building large acyclic JSON trees.
-
-    Parsing and walking a big catalog allocates millions of containers; the collector's full
-    passes over them made a 10x larger catalog take 25x longer. Catalog data holds no cycles,
-    so pausing is safe; the previous state is restored on exit."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
-def display_name(source: str, cwd: Path | None = None) -> str:
-    """How diagnostics name a source: URLs as given; a relative path as given (normalized,
-    ``/``-separated); an absolute path relative to the cwd when it lies below it."""
-    if URL_RE.match(source):
-        return source
-    p = Path(source)
-    if p.is_absolute():
-        try:
-            p = p.relative_to(cwd or Path.cwd())
-        except ValueError:
-            return p.as_posix()
-    return Path(os.path.normpath(p)).as_posix()

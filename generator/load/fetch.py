@@ -15,7 +15,7 @@ from typing import Any
 
 from ..diagnostics import Diagnostics
 from ..limits import Limits
-from . import COLLECTIONS, URL_RE
+from .common import COLLECTIONS, URL_RE
 from .errors import SourceError, too_large
 from .text import is_yaml_name, parse_text
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..diagnostics import pointer
 from ..limits import Limits
-from ..registry import Entity, SchemaEntry
+from ..model.registry import Entity, SchemaEntry
 from .errors import SourceError
 from .normalize import META_ATTRS
 from .stack import Stacker

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from ..diagnostics import Diagnostics
 from ..limits import Limits
-from ..registry import Registry
-from . import URL_RE, display_name, paused_gc
+from ..model.registry import Registry
+from .common import URL_RE, display_name, paused_gc
 from .errors import SourceError
 from .stack import Stacker
 from .text import DEFAULT_LIMITS, read_file

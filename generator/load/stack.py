@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..diagnostics import Diagnostics, pointer
-from ..registry import (
+from ..model.registry import (
     Entity,
     MessageGroupEntry,
     Registry,
@@ -16,8 +16,8 @@ from ..registry import (
     SchemaGroupEntry,
 )
 from ..suggest import same_name
-from . import COLLECTIONS
 from .attributes import Names
+from .common import COLLECTIONS
 from .normalize import (
     normalize_endpoint,
     normalize_message,

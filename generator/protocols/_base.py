@@ -26,8 +26,8 @@ from typing import Any
 from pydantic import BaseModel
 from xrgen_runtime.bindings import BindingSpec
 
-from .. import ir
 from ..diagnostics import Diagnostics, pointer
+from ..model import ir
 from ..suggest import did_you_mean
 
 #: ``check(options, file, pointer, diagnostics)``: value rules of one protocol

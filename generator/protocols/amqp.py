@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 from xrgen_runtime.bindings import BINDINGS
 
-from ..catalog_model import LooseStr, NameValueList, OptionsModel
+from ..model.catalog import LooseStr, NameValueList, OptionsModel
 from ._base import Protocol
 from ._endpoint import RECEIVES, SENDS, EndpointOption, EndpointOptions
 

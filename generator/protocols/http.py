@@ -8,8 +8,8 @@ from typing import Any
 
 from xrgen_runtime.bindings import BINDINGS
 
-from ..catalog_model import LooseStatus, LooseStr, NameValueList, OptionsModel
 from ..diagnostics import Diagnostics, pointer
+from ..model.catalog import LooseStatus, LooseStr, NameValueList, OptionsModel
 from ._base import Protocol, any_version, entries, literal
 from ._endpoint import EndpointOption, EndpointOptions
 

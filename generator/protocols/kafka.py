@@ -9,8 +9,8 @@ from typing import Any
 
 from xrgen_runtime.bindings import BINDINGS
 
-from ..catalog_model import LooseInt, LooseStr, NameValueList, OptionsModel
 from ..diagnostics import Diagnostics
+from ..model.catalog import LooseInt, LooseStr, NameValueList, OptionsModel
 from ._base import Protocol, any_version, literal
 from ._endpoint import SENDS, EndpointOption, EndpointOptions
 

@@ -8,8 +8,8 @@ from typing import Any
 
 from xrgen_runtime.bindings import BINDINGS
 
-from ..catalog_model import LooseBool, LooseInt, LooseStr, NameValueList, OptionsModel
 from ..diagnostics import Diagnostics, pointer
+from ..model.catalog import LooseBool, LooseInt, LooseStr, NameValueList, OptionsModel
 from ._base import Protocol, literal
 from ._endpoint import RECEIVES, SENDS, EndpointOption, EndpointOptions, literal_text, mqtt_wildcard
 

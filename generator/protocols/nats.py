@@ -8,8 +8,8 @@ from typing import Any
 from pydantic import Field
 from xrgen_runtime.bindings import BINDINGS
 
-from ..catalog_model import LooseStr, NameValueList, OptionsModel
 from ..diagnostics import Diagnostics, pointer
+from ..model.catalog import LooseStr, NameValueList, OptionsModel
 from ._base import Protocol, any_version
 from ._endpoint import RECEIVES, SENDS, EndpointOption, EndpointOptions, nats_wildcard
 

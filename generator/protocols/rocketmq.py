@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from xrgen_runtime.bindings import BINDINGS
 
-from ..catalog_model import LooseStr, NameValueList, OptionsModel
+from ..model.catalog import LooseStr, NameValueList, OptionsModel
 from ._base import Protocol, any_version
 
 

@@ -1,4 +1,4 @@
-"""Output kinds. Each module has ``plan(catalog, options) -> list[OutputFile]``."""
+"""Output kinds. Each module has ``plan(catalog, target) -> list[OutputFile]``."""
 
 from __future__ import annotations
 
@@ -6,22 +6,22 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
+from ..options import Options
+
 if TYPE_CHECKING:
     from ..runtime_info import RuntimeInfo
 
 
 @dataclass(frozen=True, slots=True)
-class Options:
+class Target:
+    """The package the targets plan: its name, the catalogs it comes from, the run's options,
+    the xrgen version it needs of the runtime, and the installed runtime."""
+
     package: str
     #: display names of the catalogs for the DO-NOT-EDIT header
     catalog_names: tuple[str, ...]
-    spark: bool = True
-    pyproject: bool = False
+    options: Options = field(default_factory=Options)
     version: str = "0"
-    #: framing of Avro binary payloads (``plain``, ``single-object``, ``confluent``) and
-    #: per-message overrides (message id, framing)
-    avro_framing: str = "plain"
-    avro_framing_messages: tuple[tuple[str, str], ...] = ()
     #: the installed xrgen-runtime (scanned on first use when not given)
     runtime: RuntimeInfo | None = None
 

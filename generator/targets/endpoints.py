@@ -7,32 +7,32 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 from typing import Any
 
-from .. import ir
 from ..literals import docstring, docstring_text, py_str, py_value
-from . import Options, OutputFile
+from ..model import ir
+from . import OutputFile, Target
 from .views import opt_str
 
 
-def plan(catalog: ir.Catalog, options: Options, head: str) -> list[OutputFile]:
+def plan(catalog: ir.Catalog, target: Target, head: str) -> list[OutputFile]:
     return [
         OutputFile(
             PurePosixPath("endpoints.py"),
             "python/endpoints.py.j2",
-            endpoints_context(catalog, options, head),
+            endpoints_context(catalog, target, head),
         )
     ]
 
 
-def endpoints_context(catalog: ir.Catalog, options: Options, head: str) -> dict[str, Any]:
+def endpoints_context(catalog: ir.Catalog, target: Target, head: str) -> dict[str, Any]:
     views = [_endpoint(e) for e in catalog.endpoints]
     doc = (
-        f"The endpoints of {', '.join(options.catalog_names)} (xRegistry 1.0-rc4): one"
+        f"The endpoints of {', '.join(target.catalog_names)} (xRegistry 1.0-rc4): one"
         " immutable ``Endpoint`` per catalog endpoint, ``ENDPOINTS`` by endpoint id."
     )
     return {
         "header": head,
         "doc": docstring_text(doc),
-        "package": py_str(options.package),
+        "package": py_str(target.package),
         "endpoints": views,
         "authorization": any(e.authorization for e in catalog.endpoints),
     }

@@ -5,19 +5,19 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
-from .. import ir
 from ..diagnostics import Diagnostics
+from ..model import ir
 from ..models import render_models
 from ..payload_checks import XRG_UNRESOLVED_NAME, model_owner, rust_regex_only, unresolved_names
 from ..render import CHUNK
-from . import Options, OutputFile
+from . import OutputFile, Target
 
 _TOP_LEVEL = re.compile(
     r"^(?=(?:@|class |def |[A-Za-z_][A-Za-z0-9_]* = |[A-Za-z_][A-Za-z0-9_]*: ))", re.M
 )
 
 
-def plan(catalog: ir.Catalog, options: Options, head: str, diags: Diagnostics) -> list[OutputFile]:
+def plan(catalog: ir.Catalog, target: Target, head: str, diags: Diagnostics) -> list[OutputFile]:
     source = render_models(catalog.payloads)
     for location, code, message in source.diagnostics:
         file, _, ptr = location.partition("#")

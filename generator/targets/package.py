@@ -7,9 +7,10 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 from typing import Any
 
-from .. import formats, ir, literals
+from .. import formats, literals
 from ..literals import comment, docstring, docstring_text, py_str
-from . import Options, OutputFile
+from ..model import ir
+from . import OutputFile, Target
 from . import endpoints as endpoints_target
 from .views import (
     PY_TYPES,
@@ -21,23 +22,20 @@ from .views import (
     schemaformat,
 )
 
-#: format family -> its codec module in ``xrgen_runtime.formats``
-RUNTIME_CODECS = {"avro": "avro", "protobuf": "protobuf", "xsd": "xml"}
+
+def header(target: Target) -> str:
+    return literals.header(target.version, target.catalog_names)
 
 
-def header(options: Options) -> str:
-    return literals.header(options.version, options.catalog_names)
-
-
-def plan(catalog: ir.Catalog, options: Options) -> list[OutputFile]:
-    head = header(options)
+def plan(catalog: ir.Catalog, target: Target) -> list[OutputFile]:
+    head = header(target)
     files = [
         OutputFile(
             PurePosixPath("__init__.py"),
             "python/__init__.py.j2",
-            init_context(catalog, options, head),
+            init_context(catalog, target, head),
         ),
-        OutputFile(PurePosixPath("_defs.py"), "python/_defs.py.j2", defs_context(catalog, head, options)),
+        OutputFile(PurePosixPath("_defs.py"), "python/_defs.py.j2", defs_context(catalog, head, target)),
         OutputFile(
             PurePosixPath("producer.py"), "python/producer.py.j2", producer_context(catalog, head)
         ),
@@ -45,10 +43,10 @@ def plan(catalog: ir.Catalog, options: Options) -> list[OutputFile]:
             PurePosixPath("consumer.py"), "python/consumer.py.j2", consumer_context(catalog, head)
         ),
         OutputFile(PurePosixPath("py.typed"), text="", python=False),
-        *endpoints_target.plan(catalog, options, head),
+        *endpoints_target.plan(catalog, target, head),
     ]
     files += _proto_modules(catalog, head)
-    for module in options.runtime_info().modules:
+    for module in target.runtime_info().modules:
         path = PurePosixPath(*module.split("."))
         path = path / "__init__.py" if "." not in module else path.with_suffix(".py")
         context = {
@@ -74,7 +72,7 @@ def _proto_modules(catalog: ir.Catalog, head: str) -> list[OutputFile]:
     return files
 
 
-def defs_context(catalog: ir.Catalog, head: str, options: Options) -> dict[str, Any]:
+def defs_context(catalog: ir.Catalog, head: str, target: Target) -> dict[str, Any]:
     defs = []
     for m in catalog.messages():
         defs.append(
@@ -94,7 +92,7 @@ def defs_context(catalog: ir.Catalog, head: str, options: Options) -> dict[str, 
                 "model": model_ref(m),
             }
         )
-    codecs, codec_imports = payload_codecs(catalog, options)
+    codecs, codec_imports = payload_codecs(catalog, target)
     groups = [
         {
             "const": g.defs_const,
@@ -112,23 +110,22 @@ def defs_context(catalog: ir.Catalog, head: str, options: Options) -> dict[str, 
     }
 
 
-def payload_codecs(catalog: ir.Catalog, options: Options) -> tuple[list[dict[str, str]], list[str]]:
+def payload_codecs(catalog: ir.Catalog, target: Target) -> tuple[list[dict[str, str]], list[str]]:
     """``register(model, codec)`` calls for payloads that travel in a format other than JSON
     (``formats/<format>.runtime_codec``), and the import lines they need."""
     codecs: list[dict[str, str]] = []
     imports: set[str] = set()
     messages = catalog.messages()
     for p in catalog.payloads:
-        module = formats.module(p.format)
-        factory = getattr(module, "runtime_codec", None)
-        if factory is None:
+        fmt = formats.get(p.format)
+        if fmt is None or fmt.RUNTIME_MODULE is None:
             continue
         mine = [m for m in messages if m.payload is not None and m.payload.key == p.key]
-        made = factory(p, mine, options)
+        made = fmt.runtime_codec(p, mine, target.options)
         if made is None:
             continue
         name, call = made
-        imports.add(f"from xrgen_runtime.formats.{RUNTIME_CODECS[p.format]} import {name}")
+        imports.add(f"from xrgen_runtime.formats.{fmt.RUNTIME_MODULE} import {name}")
         codecs.append({"model": f"models.{p.model_name}", "codec": call})
     return codecs, sorted(imports)
 
@@ -262,7 +259,7 @@ def consumer_context(catalog: ir.Catalog, head: str) -> dict[str, Any]:
     }
 
 
-def init_context(catalog: ir.Catalog, options: Options, head: str) -> dict[str, Any]:
+def init_context(catalog: ir.Catalog, target: Target, head: str) -> dict[str, Any]:
     groups = [
         {
             "entries_var": g.entries_var,
@@ -270,19 +267,19 @@ def init_context(catalog: ir.Catalog, options: Options, head: str) -> dict[str, 
         }
         for g in catalog.groups
     ]
-    doc = "Typed CloudEvents package for " + ", ".join(options.catalog_names)
-    upper = next_series(options.version)
+    doc = "Typed CloudEvents package for " + ", ".join(target.catalog_names)
+    upper = next_series(target.version)
     missing = (
-        f"{options.package} needs xrgen-runtime>={options.version},<{upper}: "
-        f"pip install 'xrgen-runtime>={options.version},<{upper}'"
+        f"{target.package} needs xrgen-runtime>={target.version},<{upper}: "
+        f"pip install 'xrgen-runtime>={target.version},<{upper}'"
     )
     return {
         "header": head,
-        "runtime_version": py_str(options.version),
+        "runtime_version": py_str(target.version),
         "runtime_missing": py_str(missing),
         "groups": groups,
         "package_doc": docstring_text(doc),
-        "spark_note": ", ``spark`` (PySpark schemas and decoders)" if options.spark else "",
+        "spark_note": ", ``spark`` (PySpark schemas and decoders)" if target.options.spark else "",
     }
 
 

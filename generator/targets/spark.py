@@ -6,12 +6,12 @@ import json
 from pathlib import PurePosixPath
 from typing import Any
 
-from .. import formats, ir, overlap, protocols
+from .. import formats, overlap, protocols
 from ..diagnostics import Diagnostics
-from ..formats.jsonschema_disjoint import value_checks
 from ..literals import py_str, py_value
+from ..model import ir
 from ..spark_types import event_schema, payload_to_spark
-from . import Options, OutputFile
+from . import OutputFile, Target
 
 
 def _json(value: Any) -> str:
@@ -23,22 +23,22 @@ XRG_SPARK_RECURSIVE = "XRG325"
 
 
 def plan(
-    catalog: ir.Catalog, options: Options, head: str, diags: Diagnostics
+    catalog: ir.Catalog, target: Target, head: str, diags: Diagnostics
 ) -> list[OutputFile]:
     payload_vars: dict[str, str] = {}
     payload_types: dict[str, Any] = {}
     payloads = []
     descriptors: dict[str, tuple[str, str]] = {}
     for p in catalog.payloads:
-        if p.format == formats.protobuf.NAME:
-            found = formats.protobuf.spark_descriptors(p.schema)
-            if found is not None:
-                descriptors[p.key] = (py_str(found[0]), "_D" + p.spark_var)
-                payloads.append({"var": "_D" + p.spark_var, "bytes": repr(found[1]), "json": None})
+        fmt = formats.get(p.format)
+        found = fmt.spark_descriptors(p.schema) if fmt is not None else None
+        if found is not None:
+            descriptors[p.key] = (py_str(found[0]), "_D" + p.spark_var)
+            payloads.append({"var": "_D" + p.spark_var, "bytes": repr(found[1]), "json": None})
         dtype = payload_to_spark(p.format, p.schema)
-        if dtype is None:
+        if dtype is None or fmt is None:
             continue
-        if p.format == formats.jsonschema.NAME and formats.jsonschema.spark_recursive(p.schema):
+        if fmt.spark_recursive(p.schema):
             file, _, ptr = p.location.partition("#")
             diags.warning(
                 XRG_SPARK_RECURSIVE,
@@ -52,9 +52,9 @@ def plan(
         payloads.append({"var": p.spark_var, "json": _json(dtype), "bytes": None})
     checks = _payload_checks(catalog)
     reads = {
-        p.key: formats.jsonstructure.spark_read(p.schema)
+        p.key: fmt.spark_read(p.schema)
         for p in catalog.payloads
-        if p.format == formats.jsonstructure.NAME
+        if (fmt := formats.get(p.format)) is not None
     }
     messages = []
     for m in catalog.messages():
@@ -67,9 +67,7 @@ def plan(
                 "event_json": _json(
                     event_schema(payload_types.get(key) if key else None, extensions)
                 ),
-                "avro_json": (
-                    _json(m.payload.schema) if m.payload and m.payload.format == "avro" else None
-                ),
+                "avro_json": _avro_json(m.payload),
                 "proto": descriptors.get(key) if key else None,
                 "checks": checks.get(m.id),
                 "structure_read": _json(reads[key]) if key and reads.get(key) else None,
@@ -105,6 +103,15 @@ def plan(
     return [OutputFile(PurePosixPath("spark.py"), "pyspark/spark.py.j2", context)]
 
 
+def _avro_json(payload: ir.Payload | None) -> str | None:
+    """The Avro schema Spark's ``from_avro`` reads the payload with, as JSON text."""
+    fmt = formats.get(payload.format) if payload is not None else None
+    if payload is None or fmt is None:
+        return None
+    schema = fmt.spark_avro(payload.schema)
+    return _json(schema) if schema is not None else None
+
+
 def _payload_checks(catalog: ir.Catalog) -> dict[str, str]:
     """Message id -> the literal of its payload's ``const`` / ``enum`` checks, for the JSON
     Schema payloads of definitions tied with others on the wire (``overlap.ties``): what the
@@ -112,8 +119,9 @@ def _payload_checks(catalog: ir.Catalog) -> dict[str, str]:
     out: dict[str, str] = {}
     for group in overlap.ties(catalog):
         for m in group:
-            if m.payload is not None and m.payload.format == formats.jsonschema.NAME:
-                found = value_checks(m.payload.schema)
+            fmt = formats.get(m.payload.format) if m.payload is not None else None
+            if m.payload is not None and fmt is not None:
+                found = fmt.value_checks(m.payload.schema)
                 if found:
                     out[m.id] = py_value(found)
     return out

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .. import ir
 from ..literals import py_str, py_value
+from ..model import ir
 
 #: Python annotation of a free attribute / placeholder by xRegistry attribute type
 PY_TYPES = {

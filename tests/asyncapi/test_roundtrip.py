@@ -8,7 +8,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from xrgen import ir
+from xrgen.model import ir
 from xrgen.protocols import PROTOCOLS
 
 from .conftest import Exported

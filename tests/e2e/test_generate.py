@@ -334,8 +334,8 @@ def test_worker_formats_the_largest_module_and_hands_its_cache_entries_back(tmp_
 
     catalog = api.analyze([str(CATALOGS / "acme" / "catalog.json")]).catalog
     assert catalog is not None
-    options = api.Options(package="p", catalog_names=tuple(catalog.sources), spark=True, pyproject=False, version="0")
-    planned = api.plan(catalog, options, api.Diagnostics())
+    target = api.Target(package="p", catalog_names=tuple(catalog.sources), version="0")
+    planned = api.plan(catalog, target, api.Diagnostics())
     texts = [api.render_file(f) for f in planned]
     serial = parallel._format_files(planned, texts, Formatter(tmp_path / "a", use_cache=False), None, None, None)
     largest = max((i for i, f in enumerate(planned) if api.formats_file(f)), key=lambda i: len(texts[i]))

@@ -9,7 +9,7 @@ import pytest
 
 from xrgen.diagnostics import Diagnostics
 from xrgen.load import load
-from xrgen.registry import Registry
+from xrgen.model.registry import Registry
 from xrgen.validate import validate
 
 ROOT = Path(__file__).resolve().parents[2]

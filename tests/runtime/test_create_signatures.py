@@ -15,7 +15,8 @@ from sample_catalogs import ABSENT_REASON, GOOD, PRESENT, SAMPLES, package_name
 from xrgen_runtime.testing import ExampleError
 from xrgen_runtime.testing._examples import payload_instance
 
-from xrgen import api, ir
+from xrgen import api
+from xrgen.model import ir
 
 from conftest import CATALOGS
 

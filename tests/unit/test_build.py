@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
-from xrgen import api, ir
+from xrgen import api
 from xrgen.build import MODULE_NAMES
+from xrgen.model import ir
 
 CE = "CloudEvents/1.0"
 

@@ -10,10 +10,11 @@ from typing import Any
 
 import pytest
 
-from xrgen import api, ir
+from xrgen import api
 from xrgen.diagnostics import Diagnostics
 from xrgen.endpoints.normalize import normalize_endpoint_options
 from xrgen.endpoints.references import _match
+from xrgen.model import ir
 from xrgen.naming import short_names
 
 

@@ -1,4 +1,4 @@
-"""generator/formats/jsonschema_disjoint.py: whether two payload schemas can accept the same
+"""generator/formats/jsonschema/disjoint.py: whether two payload schemas can accept the same
 value (conservative), checked against the generated pydantic models' own validation, and the
 const / enum checks the Spark decoder reads."""
 
@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ValidationError
 
-from xrgen import ir
-from xrgen.formats.jsonschema_disjoint import disjoint, value_checks
+from xrgen.formats.jsonschema.disjoint import disjoint, value_checks
+from xrgen.model import ir
 from xrgen.models import render_models
 
 _counter = itertools.count()

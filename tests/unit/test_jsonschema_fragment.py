@@ -1,4 +1,4 @@
-"""A member of a JSON Schema document as a payload schema (formats/jsonschema_fragment.py),
+"""A member of a JSON Schema document as a payload schema (formats/_shared/fragment.py),
 and schema references with a pointer after ``:`` or ``#`` through the real pipeline."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from xrgen import api
-from xrgen.formats.jsonschema_fragment import fragment, node_at, pointer_tokens
+from xrgen.formats._shared.fragment import fragment, node_at, pointer_tokens
 
 STATE = {
     "type": "object",

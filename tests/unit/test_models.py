@@ -20,7 +20,7 @@ from uuid import UUID
 import pytest
 from pydantic import BaseModel, RootModel, ValidationError
 
-from xrgen import ir
+from xrgen.model import ir
 from xrgen.models import ModelsSource, render_models
 
 _counter = itertools.count()

@@ -15,7 +15,7 @@ import yaml
 from pydantic import BaseModel, RootModel, ValidationError
 from test_models import load
 
-from xrgen import ir
+from xrgen.model import ir
 from xrgen.models import render_models
 from xrgen.naming import Scope, pascal
 

@@ -8,17 +8,12 @@ from pathlib import Path
 import pytest
 from test_models import load
 
-from xrgen import ir
 from xrgen.diagnostics import Diagnostics
+from xrgen.formats import check_payloads
+from xrgen.formats.jsonschema.payloads import nfkc_aliases, pattern_problem, ref_cycle
+from xrgen.model import ir
 from xrgen.models import render_models
-from xrgen.payload_checks import (
-    check_payloads,
-    nfkc_aliases,
-    pattern_problem,
-    ref_cycle,
-    rust_regex_only,
-    unresolved_names,
-)
+from xrgen.payload_checks import rust_regex_only, unresolved_names
 
 
 @pytest.mark.parametrize(

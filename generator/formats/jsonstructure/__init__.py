@@ -15,12 +15,26 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ... import ir
 from ...diagnostics import Diagnostics
+from ...model import ir
 from ...naming import Scope
-from .._models import Diag, Imports
-from .._spark import SparkType
-from .document import COMPOUNDS, PRIMITIVES, StructureError
+from .._shared.content import is_json
+from .._shared.defaults import apart as apart
+from .._shared.defaults import check_payload as check_payload
+from .._shared.defaults import check_unlabelled as check_unlabelled
+from .._shared.defaults import field_names as field_names
+from .._shared.defaults import field_pointer as field_pointer
+from .._shared.defaults import runtime_codec as runtime_codec
+from .._shared.defaults import shapes as shapes
+from .._shared.defaults import spark_avro as spark_avro
+from .._shared.defaults import spark_descriptors as spark_descriptors
+from .._shared.defaults import spark_recursive as spark_recursive
+from .._shared.defaults import unusable as unusable
+from .._shared.defaults import value_checks as value_checks
+from .._shared.fragment import Selected
+from .._shared.models import Diag, Imports
+from .._shared.spark import SparkType
+from .document import StructureError
 
 #: the format family id (``ir.Payload.format``)
 NAME = "jsonstructure"
@@ -34,13 +48,21 @@ TITLE = "JSON Structure"
 CONTENT_TYPE = "application/json"
 #: ``$schema`` prefix of JSON Structure meta-schemas
 META_PREFIX = "https://json-structure.org/meta/"
+#: the format name, as messages spell it; no versions are told apart
+FORMAT = TITLE
+VERSIONS: str | None = None
+EXAMPLE = FORMAT
+DATA_NAMES: frozenset[str] = frozenset()
+#: schemas are JSON documents; instances travel as JSON (no codec to register)
+JSON_SCHEMA = False
+TEXT = False
+RUNTIME_MODULE: str | None = None
+RUNTIME_EXTRA: str | None = None
 
 
 def accepts(content_type: str | None) -> bool:
     """JSON Structure instances travel as JSON (``*/json``, ``*/*+json``)."""
-    from ..jsonschema import accepts as json_accepts
-
-    return json_accepts(content_type)
+    return is_json(content_type)
 
 
 def guess(schema: Any) -> bool:
@@ -96,7 +118,7 @@ def type_pointer(schema: Any, name: str) -> str | None:
     a pointer into the document, else ``definitions/<name>``, else a declaration of that
     name in a namespace under ``definitions`` (first in document order); ``None``: none.
     """
-    from ..jsonschema_fragment import node_at, pointer_tokens
+    from .._shared.pointers import node_at, pointer_tokens
 
     if not isinstance(schema, dict):
         return None
@@ -132,7 +154,7 @@ def root_name(schema: Any) -> str | None:
 
 def node_name(schema: dict[str, Any], ref: str) -> str | None:
     """The ``name`` of the declaration at ``ref``, else its key."""
-    from ..jsonschema_fragment import node_at, pointer_tokens
+    from .._shared.pointers import node_at, pointer_tokens
     from .document import last_token
 
     node = node_at(schema, pointer_tokens(ref[2:]) if ref.startswith("#/") else ())
@@ -149,7 +171,7 @@ def rooted(schema: Any, pointer: str) -> Any:
     """The document ``schema`` with ``pointer`` (a JSON pointer into it, without ``#``) as
     its root type (``$root``): a deep link into a JSON Structure document keeps the document,
     so that the ``$ref``s inside the linked type resolve. ``None``: nothing there."""
-    from ..jsonschema_fragment import node_at, pointer_tokens
+    from .._shared.pointers import node_at, pointer_tokens
 
     if not isinstance(schema, dict):
         return None
@@ -159,22 +181,28 @@ def rooted(schema: Any, pointer: str) -> Any:
     return {**schema, "$root": "#/" + pointer.strip("/")}
 
 
-__all__ = [
-    "COMPOUNDS",
-    "CONTENT_TYPE",
-    "MODELED",
-    "NAME",
-    "PRIMITIVES",
-    "SPELLINGS",
-    "StructureError",
-    "TITLE",
-    "accepts",
-    "check",
-    "guess",
-    "render_models",
-    "root_name",
-    "rooted",
-    "spark_read",
-    "spark_type",
-    "type_pointer",
-]
+def json_text(text: str) -> bool:
+    """A JSON Structure document embedded as a string is JSON text."""
+    return True
+
+
+def deep_link(document: Any, pointer: str) -> Selected:
+    """A deep link keeps the document, with the linked type as its root (``rooted``)."""
+    body = rooted(document, pointer)
+    if body is None:
+        return Selected(None, problem=f"the schema has no type at '#/{pointer}'")
+    return Selected(body)
+
+
+def select_type(schema: Any, name: str, linked: bool) -> Selected:
+    """The declaration ``<schema>:name`` names as the root (``type_pointer``); the root type,
+    with a warning, when there is none and the root's ``name`` is not ``name``. A deep link
+    (``linked``) is the type already."""
+    if linked:
+        return Selected(schema)
+    member = type_pointer(schema, name)
+    if member is not None:
+        return Selected(rooted(schema, member))
+    if isinstance(schema, dict) and schema.get("name") == name:
+        return Selected(schema)
+    return Selected(schema, problem=f"no type {name!r} in the JSON Structure; the root type is used")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..jsonschema_fragment import node_at, pointer_tokens
+from .._shared.pointers import node_at, pointer_tokens
 
 #: primitive type names of JSON Structure core (draft-02 to draft-04)
 PRIMITIVES = frozenset(

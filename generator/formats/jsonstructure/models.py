@@ -15,19 +15,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ... import ir
 from ...literals import py_str, py_value
+from ...model import ir
 from ...naming import Scope, pascal, snake
-from .._models import (
+from .._shared.models import (
     ALWAYS_RESERVED,
+    RESERVED_MEMBERS,
     Diag,
     Imports,
     claim_class,
+    enum_member,
     model_docstring,
     permissive,
 )
-from .._models import subclass as subclass_block
-from ..avro_models import _RESERVED_MEMBERS, _member
+from .._shared.models import subclass as subclass_block
 from .document import (
     PRIMITIVES,
     StructureError,
@@ -465,9 +466,9 @@ class StructureModule:
         stem = node.get("name") if isinstance(node.get("name"), str) else hint
         name = claim_class(self.scope, pascal(str(stem)), doc.location, self.diags)
         self.classes[key] = _Class(name, {})
-        members = Scope(_RESERVED_MEMBERS)
+        members = Scope(RESERVED_MEMBERS)
         lines = [
-            f"{members.claim(_member(v))[0]} = {py_str(v)}"
+            f"{members.claim(enum_member(v))[0]} = {py_str(v)}"
             for v in dict.fromkeys(values)
         ]
         enum = "str, " + self.imports.use("enum", "Enum")

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._spark import STRING, SparkType, array, field, map_of, struct
+from .._shared.spark import STRING, SparkType, array, field, map_of, struct
 from .document import (
     StructureError,
     extends,

@@ -22,12 +22,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .. import ir
-from ..naming import Scope, pascal
-from ..payload_checks import nfkc_aliases
-from ._models import Diag, Imports, claim_class, permissive, subclass
-from .jsonschema import XRG_JSON_UNMAPPED, XRG_JSON_WARNING, XRG_REF_UNSUPPORTED
-from .jsonschema_fragment import node_at, pointer_tokens
+from ...model import ir
+from ...naming import Scope, pascal
+from .._shared.models import Diag, Imports, claim_class, permissive, subclass
+from .._shared.pointers import node_at, pointer_tokens
+from .codes import XRG_JSON_UNMAPPED, XRG_JSON_WARNING, XRG_REF_UNSUPPORTED
+from .payloads import nfkc_aliases
 
 #: root keywords that do not change the shape of a schema
 _ROOT_META = ("title", "$id", "id", "$schema", "description", "$comment")

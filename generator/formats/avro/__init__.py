@@ -1,5 +1,5 @@
 """Avro payloads: spellings, content types and the format's entry points (the models are built
-by ``avro_models``, the checks by ``avro_check``, the Spark types by ``avro_spark``).
+by ``models``, the checks by ``checks``, the Spark types by ``spark``).
 
 Models: our own mapping straight to pydantic v2 source (records, enums, fixed, arrays, maps,
 unions, logical types, defaults, named type reuse). Field types hold what the wire holds:
@@ -30,14 +30,27 @@ from typing import Any
 
 from xrgen_runtime.formats import AVRO_MEDIA_TYPES
 
-from .. import ir
-from ..literals import py_str, py_value
-from ..naming import Scope
-from ._models import Diag, Imports
-from ._spark import SparkType
-from .avro_check import avro_problems
-from .avro_models import AvroModule
-from .avro_spark import AvroMapper
+from ...literals import py_str, py_value
+from ...model import ir
+from ...naming import Scope
+from ...options import Options
+from .._shared.content import carried
+from .._shared.defaults import apart as apart
+from .._shared.defaults import check_payload as check_payload
+from .._shared.defaults import check_unlabelled as check_unlabelled
+from .._shared.defaults import shapes as shapes
+from .._shared.defaults import spark_descriptors as spark_descriptors
+from .._shared.defaults import spark_read as spark_read
+from .._shared.defaults import spark_recursive as spark_recursive
+from .._shared.defaults import unusable as unusable
+from .._shared.defaults import value_checks as value_checks
+from .._shared.fragment import Selected
+from .._shared.fragment import deep_link as deep_link
+from .._shared.models import Diag, Imports, declared_name
+from .._shared.spark import SparkType
+from .checks import avro_problems
+from .models import AvroModule
+from .spark import AvroMapper
 
 #: the format family id (``ir.Payload.format``)
 NAME = "avro"
@@ -59,6 +72,11 @@ CONTENT_TYPE = "avro/binary"
 MEDIA_TYPES = AVRO_MEDIA_TYPES
 #: framings of Avro binary on the wire (see ``xrgen_runtime.formats.avro``)
 FRAMINGS = ("plain", "single-object", "confluent")
+#: schemas are JSON documents; the codec and the extra it needs
+JSON_SCHEMA = False
+TEXT = False
+RUNTIME_MODULE = "avro"
+RUNTIME_EXTRA = "avro"
 
 
 def accepts(content_type: str | None) -> bool:
@@ -88,13 +106,11 @@ def spark_type(schema: Any) -> SparkType:
 
 
 def runtime_codec(
-    payload: ir.Payload, messages: Sequence[ir.Message], options: Any
+    payload: ir.Payload, messages: Sequence[ir.Message], options: Options
 ) -> tuple[str, str] | None:
     """``(class name in xrgen_runtime.formats.avro, constructor expression)`` of the codec of
     ``payload`` when some of ``messages`` carry it as Avro binary, else ``None``."""
-    from . import wire_format
-
-    avro_messages = [m for m in messages if wire_format(NAME, m.datacontenttype) == NAME]
+    avro_messages = [m for m in messages if carried(accepts, m.datacontenttype)]
     if not avro_messages:
         return None
     default = options.avro_framing
@@ -143,3 +159,43 @@ def named_type(schema: Any, name: str) -> Any:
             if found is not None:
                 return found
     return None
+
+
+def json_text(text: str) -> bool:
+    """A string ``schema`` is JSON text, except a bare Avro type name like ``"string"``."""
+    return text.lstrip()[:1] in ("{", "[", '"')
+
+
+def root_name(schema: Any) -> str | None:
+    """The root type's ``name`` (without its namespace)."""
+    return declared_name(schema, ("name",))
+
+
+def select_type(schema: Any, name: str, linked: bool) -> Selected:
+    """The named type ``name`` (``named_type``); the root type, with a warning, when there is
+    none."""
+    named = named_type(schema, name)
+    if named is None:
+        return Selected(schema, problem=f"no Avro type {name!r} in the schema; the root type is used")
+    return Selected(named)
+
+
+def spark_avro(schema: Any) -> Any:
+    """The schema itself."""
+    return schema
+
+
+def field_names(schema: Any) -> set[str]:
+    """The fields of the root record."""
+    if isinstance(schema, dict) and isinstance(schema.get("fields"), list):
+        return {
+            f["name"]
+            for f in schema["fields"]
+            if isinstance(f, dict) and isinstance(f.get("name"), str)
+        }
+    return set()
+
+
+def field_pointer(name: str) -> str:
+    """The root record's ``fields``."""
+    return "/fields"

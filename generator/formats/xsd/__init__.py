@@ -21,11 +21,26 @@ from typing import Any
 
 from xrgen_runtime.formats.xml import Layout, XComplex, XEnum, XsdUnsupported, parse_xsd
 
-from .. import ir
-from ..literals import py_str
-from ..naming import Scope, pascal, snake
-from ._models import Diag, Imports, claim_class, model_head
-from ._spark import SparkType, array, field, struct
+from ...literals import py_str
+from ...model import ir
+from ...naming import Scope, pascal, snake
+from ...options import Options
+from .._shared.content import carried
+from .._shared.defaults import apart as apart
+from .._shared.defaults import check_payload as check_payload
+from .._shared.defaults import check_unlabelled as check_unlabelled
+from .._shared.defaults import field_names as field_names
+from .._shared.defaults import field_pointer as field_pointer
+from .._shared.defaults import shapes as shapes
+from .._shared.defaults import spark_avro as spark_avro
+from .._shared.defaults import spark_descriptors as spark_descriptors
+from .._shared.defaults import spark_read as spark_read
+from .._shared.defaults import spark_recursive as spark_recursive
+from .._shared.defaults import value_checks as value_checks
+from .._shared.fragment import Selected
+from .._shared.fragment import deep_link as deep_link
+from .._shared.models import Diag, Imports, claim_class, model_head
+from .._shared.spark import SparkType, array, field, struct
 
 NAME = "xsd"
 SPELLINGS = frozenset({"xsd", "xmlschema", "xml-schema", "xml"})
@@ -40,6 +55,11 @@ VERSIONS = r"1\.[01]"
 EXAMPLE = "XSD/1.1"
 DATA_NAMES = frozenset({"xml"})
 CONTENT_TYPE = "application/xml"
+#: schemas are XSD text; the codec (XML: the standard library, no extra)
+JSON_SCHEMA = False
+TEXT = True
+RUNTIME_MODULE = "xml"
+RUNTIME_EXTRA: str | None = None
 
 _PY = {
     "str": ("xrgen_runtime.formats.xml", "XmlStr"),
@@ -164,14 +184,12 @@ def _model(t: XComplex, names: dict[int, str], imports: Imports) -> str:
 
 
 def runtime_codec(
-    payload: ir.Payload, messages: Sequence[ir.Message], options: Any
+    payload: ir.Payload, messages: Sequence[ir.Message], options: Options
 ) -> tuple[str, str] | None:
     """``XmlCodec(model, xsd_text)`` when some of ``messages`` carry the payload as XML."""
-    from . import wire_format
-
     if layout(payload.schema) is None:
         return None
-    if not any(wire_format(NAME, m.datacontenttype) == NAME for m in messages):
+    if not any(carried(accepts, m.datacontenttype) for m in messages):
         return None
     return "XmlCodec", f"XmlCodec(models.{payload.model_name}, {py_str(payload.schema)})"
 
@@ -193,3 +211,13 @@ def spark_type(schema: Any) -> SparkType | None:
         return _SPARK[SIMPLE_TYPES[t]]
 
     return of(found.type)
+
+
+def json_text(text: str) -> bool:
+    """XSD text is not JSON."""
+    return False
+
+
+def select_type(schema: Any, name: str, linked: bool) -> Selected:
+    """A type name does not select a part of XSD text: the whole schema."""
+    return Selected(schema)

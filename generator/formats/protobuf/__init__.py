@@ -32,11 +32,25 @@ from typing import Any
 
 from xrgen_runtime.formats import PROTOBUF_MEDIA_TYPES
 
-from .. import ir
-from ..literals import py_str
-from ..naming import Scope, pascal, snake
-from ._models import Diag, Imports, claim_class, model_head, permissive
-from ._spark import SparkType, array, field, map_of, struct
+from ...literals import py_str
+from ...model import ir
+from ...naming import Scope, pascal, snake
+from ...options import Options
+from .._shared.content import carried
+from .._shared.defaults import apart as apart
+from .._shared.defaults import check_payload as check_payload
+from .._shared.defaults import check_unlabelled as check_unlabelled
+from .._shared.defaults import field_names as field_names
+from .._shared.defaults import field_pointer as field_pointer
+from .._shared.defaults import shapes as shapes
+from .._shared.defaults import spark_avro as spark_avro
+from .._shared.defaults import spark_read as spark_read
+from .._shared.defaults import spark_recursive as spark_recursive
+from .._shared.defaults import value_checks as value_checks
+from .._shared.fragment import Selected
+from .._shared.fragment import deep_link as deep_link
+from .._shared.models import Diag, Imports, claim_class, model_head, permissive
+from .._shared.spark import SparkType, array, field, map_of, struct
 
 NAME = "protobuf"
 SPELLINGS = frozenset({"protobuf", "proto", "proto3", "proto2", "protocolbuffers"})
@@ -52,6 +66,11 @@ EXAMPLE = "Protobuf/3"
 DATA_NAMES: frozenset[str] = frozenset()
 CONTENT_TYPE = "application/protobuf"
 MEDIA_TYPES = PROTOBUF_MEDIA_TYPES
+#: schemas are ``.proto`` text; the codec and the extra it needs
+JSON_SCHEMA = False
+TEXT = True
+RUNTIME_MODULE = "protobuf"
+RUNTIME_EXTRA = "protobuf"
 
 #: a .proto schema could not be compiled or mapped: the payload gets a permissive model
 XRG_PROTO_UNMAPPED = "XRG324"
@@ -401,13 +420,11 @@ def _groups_literal(groups: dict[str, tuple[str, ...]]) -> str:
 
 
 def runtime_codec(
-    payload: ir.Payload, messages: Sequence[ir.Message], options: Any
+    payload: ir.Payload, messages: Sequence[ir.Message], options: Options
 ) -> tuple[str, str] | None:
     """``ProtobufCodec(model, package, module, message)`` when some of ``messages`` carry the
     payload as Protobuf binary; the compiled module is imported on first use."""
-    from . import wire_format
-
-    if not any(wire_format(NAME, m.datacontenttype) == NAME for m in messages):
+    if not any(carried(accepts, m.datacontenttype) for m in messages):
         return None
     if not isinstance(payload.schema, str):
         return None
@@ -500,3 +517,18 @@ def spark_type(schema: Any) -> SparkType | None:
 
     root = compiled.file.message_type[0]
     return message(root, (f"{prefix}.{root.name}",))
+
+
+def json_text(text: str) -> bool:
+    """``.proto`` text is not JSON."""
+    return False
+
+
+def root_name(schema: Any) -> str | None:
+    """The payload's message (``root_message``)."""
+    return root_message(schema)
+
+
+def select_type(schema: Any, name: str, linked: bool) -> Selected:
+    """A type name does not select a part of .proto text: the whole schema."""
+    return Selected(schema)

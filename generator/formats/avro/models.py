@@ -4,18 +4,19 @@ types, defaults, named type reuse (the rules are in ``avro``'s module docstring)
 from __future__ import annotations
 
 import json
-import keyword
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .. import ir
-from ..literals import py_str, py_value
-from ..naming import Scope, pascal, snake
-from ._models import (
+from ...literals import py_str, py_value
+from ...model import ir
+from ...naming import Scope, pascal, snake
+from .._shared.models import (
+    RESERVED_MEMBERS,
     Diag,
     Imports,
     claim_class,
+    enum_member,
     model_docstring,
     permissive,
     subclass,
@@ -233,9 +234,9 @@ class AvroModule:
         head = [f"    {doc}"] if doc else []
         if node.kind == "enum":
             enum = "str, " + self.imports.use("enum", "Enum")
-            members = Scope(_RESERVED_MEMBERS)
+            members = Scope(RESERVED_MEMBERS)
             lines = [
-                f"    {members.claim(_member(s))[0]} = {py_str(str(s))}"
+                f"    {members.claim(enum_member(s))[0]} = {py_str(str(s))}"
                 for s in node.flat["symbols"]
             ]
             return "\n".join([f"class {node.cls}({enum}):", *head, *(lines or ["    pass"])])
@@ -361,17 +362,6 @@ def _post_order(parsed: _AvroSchema, root: Any, pending: list[_Named]) -> list[_
     ]:
         visit(full)
     return out
-
-
-_RESERVED_MEMBERS = frozenset({"mro", "name", "value"})
-
-
-def _member(symbol: Any) -> str:
-    """A Python name for an enum symbol (Avro symbols are identifiers; keywords get ``_``)."""
-    text = str(symbol)
-    if text.isidentifier() and not keyword.iskeyword(text) and not text.startswith("_"):
-        return text
-    return snake(text) if not text.isidentifier() or text.startswith("_") else text + "_"
 
 
 def _logical_fits(logical: str, kind: Any) -> bool:

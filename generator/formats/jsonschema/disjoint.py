@@ -36,7 +36,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .jsonschema_fragment import node_at, pointer_tokens
+from .._shared.pointers import node_at, pointer_tokens
 
 __all__ = ["ANY", "Shape", "Unknown", "disjoint", "read", "shapes_disjoint", "value_checks"]
 

@@ -4,11 +4,12 @@ permissive fallback model, docstrings and shape subclasses."""
 from __future__ import annotations
 
 import ast
+import keyword
 import re
 from typing import Any
 
-from ..literals import docstring, py_str
-from ..naming import Scope
+from ...literals import docstring, py_str
+from ...naming import Scope, snake
 
 #: location, code, message
 Diag = tuple[str, str, str]
@@ -127,3 +128,27 @@ def model_head(name: str, imports: Imports, config: str = "") -> tuple[list[str]
 _BASEMODEL_ATTRS = frozenset(
     n for n in dir(__import__("pydantic").BaseModel) if not n.startswith("__")
 )
+
+
+#: names an enum member may not take
+RESERVED_MEMBERS = frozenset({"mro", "name", "value"})
+
+
+def enum_member(symbol: Any) -> str:
+    """A Python name for an enum symbol (keywords get ``_``)."""
+    text = str(symbol)
+    if text.isidentifier() and not keyword.iskeyword(text) and not text.startswith("_"):
+        return text
+    return snake(text) if not text.isidentifier() or text.startswith("_") else text + "_"
+
+
+def declared_name(schema: Any, keys: tuple[str, ...]) -> str | None:
+    """The first non-blank string among ``keys`` of a schema object, without its dotted
+    namespace; ``None`` when there is none."""
+    if not isinstance(schema, dict):
+        return None
+    for key in keys:
+        v = schema.get(key)
+        if isinstance(v, str) and v.strip():
+            return v.rsplit(".", 1)[-1]
+    return None

@@ -21,8 +21,10 @@ anchor), is left as written: the formats report it as they report any unresolved
 
 from __future__ import annotations
 
-import urllib.parse
+from dataclasses import dataclass
 from typing import Any
+
+from .pointers import Pointer, node_at, pointer_tokens
 
 __all__ = ["dangling_refs", "fragment", "node_at", "pointer_tokens", "refs"]
 
@@ -31,34 +33,8 @@ _CONTAINERS = ("definitions", "$defs")
 #: keywords whose values are data, never schemas (a ``$ref`` key there is not a reference)
 _DATA = frozenset({"enum", "const", "default", "examples", "example"})
 
-Pointer = tuple[str, ...]
-
-
-def pointer_tokens(pointer: str) -> Pointer:
-    """``a/b~1c`` -> ``("a", "b/c")`` (a JSON pointer without its leading ``/``)."""
-    if not pointer:
-        return ()
-    return tuple(
-        urllib.parse.unquote(t).replace("~1", "/").replace("~0", "~")
-        for t in pointer.split("/")
-    )
-
-
 def _pointer(tokens: Pointer) -> str:
     return "".join("/" + t.replace("~", "~0").replace("/", "~1") for t in tokens)
-
-
-def node_at(document: Any, tokens: Pointer) -> Any:
-    """The node of ``document`` at ``tokens`` (``None``: there is none)."""
-    node = document
-    for token in tokens:
-        if isinstance(node, dict) and token in node:
-            node = node[token]
-        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-            node = node[int(token)]
-        else:
-            return None
-    return node
 
 
 class _Bundle:
@@ -238,3 +214,26 @@ def fragment(document: Any, pointer: str) -> dict[str, Any] | None:
             container[name] = bundle.copy(node_at(document, copied))
     out.update({"$ref": bundle.rewrite("#" + _pointer(tokens)), "title": tokens[-1]})
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class Selected:
+    """The part of a schema document that a reference selects.
+
+    ``schema``: the part (``None``: nothing is there, and ``problem`` says so); ``pointer``:
+    where the part lies in the document, appended to the schema's location (``None``: the
+    document's location stands). From ``select_type``, a ``problem`` is a warning: ``schema``
+    is then the whole document."""
+
+    schema: Any
+    pointer: str | None = None
+    problem: str | None = None
+
+
+def deep_link(document: Any, pointer: str) -> Selected:
+    """The member ``pointer`` (a JSON pointer without ``#/``) of ``document`` as a schema of its
+    own (``fragment``)."""
+    body = fragment(document, pointer)
+    if body is None:
+        return Selected(None, problem=f"the schema has no '#/{pointer}'")
+    return Selected(body, pointer)

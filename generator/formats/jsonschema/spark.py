@@ -36,9 +36,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ._spark import STRING, SparkType, array, field, is_struct, map_of, struct
-from .jsonschema import _JSON_PRIMITIVES
-from .jsonschema_fragment import node_at, pointer_tokens
+from .._shared.pointers import node_at, pointer_tokens
+from .._shared.spark import STRING, SparkType, array, field, is_struct, map_of, struct
+
+_JSON_PRIMITIVES = {
+    "integer": "long",
+    "number": "double",
+    "boolean": "boolean",
+    "string": STRING,
+}
 
 
 class JsonMapper:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ._spark import STRING, SparkType, array, field, map_of, struct
+from .._shared.spark import STRING, SparkType, array, field, map_of, struct
 
 _SPARK_PRIMITIVES = {
     "boolean": "boolean",

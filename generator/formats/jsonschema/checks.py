@@ -10,10 +10,10 @@ from typing import Any
 
 from jsonschema import validators as js_validators
 
-from ..diagnostics import Diagnostics, pointer
-from ..suggest import closest
-from .jsonschema import Data
-from .jsonschema_fragment import dangling_refs, node_at, pointer_tokens
+from ...diagnostics import Diagnostics, pointer
+from ...suggest import closest
+from .._shared.fragment import dangling_refs
+from .._shared.pointers import node_at, pointer_tokens
 
 _DRAFT_URIS = {
     "draft-04": "http://json-schema.org/draft-04/schema#",
@@ -27,6 +27,8 @@ _ANNOTATION_RE = re.compile(r'"(?:title|description|\$comment)":"(?:[^"\\]|\\.)*
 #: annotation-free canonical JSON of schemas known to pass their meta-schema
 _VALID_SCHEMA_KEYS: set[str] = set()
 _META_VALIDATORS: dict[type, Any] = {}
+
+Data = dict[str, Any]
 
 
 def _schema_key(schema: Data) -> str:
