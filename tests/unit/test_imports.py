@@ -2,14 +2,15 @@
 
 The graph is read from the source with ``ast``: a node per module (a package is its
 ``__init__``), an edge for every import statement that names another module of the two trees,
-wherever it stands (module level, under ``if TYPE_CHECKING``, or inside a function: an import
-moved into a function still ties the two modules). ``from pkg import name`` is an edge to the
+wherever it stands (module level or inside a function: an import moved into a function still ties
+the two modules), except under ``if TYPE_CHECKING`` (a name for annotations only, never imported
+at run time). ``from pkg import name`` is an edge to the
 submodule ``pkg.name`` when there is one, else to ``pkg``. Importing a submodule does not count as
 importing its parent package.
 
-A circle is a strongly connected component of two or more modules. ``KNOWN`` pins the circles
-that stand today; a new circle, or a known one that grows, fails, and so does a pinned circle that
-is gone (take it off the list).
+A circle is a strongly connected component of two or more modules. ``KNOWN`` pins circles that
+stand (none today); a new circle, or a known one that grows, fails, and so does a pinned circle
+that is gone (take it off the list).
 """
 
 from __future__ import annotations
@@ -21,23 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 TREES = ((ROOT, "generator"), (ROOT / "runtime", "xrgen_runtime"))
 
-#: circles that stand today; each must only shrink
-KNOWN: frozenset[frozenset[str]] = frozenset(
-    frozenset(c)
-    for c in (
-        ("xrgen_runtime._event", "xrgen_runtime.formats"),
-        ("xrgen_runtime._dispatch", "xrgen_runtime._produce", "xrgen_runtime.otel._observer"),
-        ("xrgen_runtime.adapters._concurrent", "xrgen_runtime.adapters._serve"),
-        (
-            "xrgen_runtime.endpoints._credentials",
-            "xrgen_runtime.endpoints._model",
-            "xrgen_runtime.endpoints._resolve",
-            "xrgen_runtime.endpoints._shapes",
-            "xrgen_runtime.endpoints._support",
-        ),
-        ("xrgen_runtime.otel", "xrgen_runtime.otel._instrumentor"),
-    )
-)
+#: circles that stand; each must only shrink
+KNOWN: frozenset[frozenset[str]] = frozenset()
 
 
 def modules() -> dict[str, Path]:
@@ -83,8 +69,16 @@ def graph() -> dict[str, set[str]]:
     known = modules()
     edges: dict[str, set[str]] = {m: set() for m in known}
     for module, file in known.items():
-        for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"), str(file))):
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
+        tree = ast.parse(file.read_text(encoding="utf-8"), str(file))
+        typing_only = {
+            id(inner)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+            for statement in node.body
+            for inner in ast.walk(statement)
+        }
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in typing_only:
                 edges[module].update(t for t in _targets(node, module, file, known) if t != module)
     return edges
 
