@@ -1,3 +1,3 @@
 """The version of xrgen-runtime; xrgen (the generator) is released with the same number."""
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
