@@ -43,8 +43,9 @@ demo: $(VENV)/.base
 	$(PY) examples/demo.py
 
 lint: setup
-	$(VENV)/bin/ruff check generator tests bench examples
+	$(VENV)/bin/ruff check generator runtime tests bench examples
 	$(VENV)/bin/mypy --strict generator
+	$(VENV)/bin/mypy --strict -p xrgen_runtime
 
 # pytest-xdist: one worker per core (PYTEST_WORKERS=0 runs in one process); --dist loadgroup keeps
 # the tests of one session resource (SparkSession, Kafka and Pulsar brokers) on one worker

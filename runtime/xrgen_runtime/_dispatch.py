@@ -65,11 +65,12 @@ import inspect
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from functools import partial
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from ._definitions import MessageDef
 from ._errors import DecodeError
 from ._event import Event
+from ._hooks import HOOKS
 from ._match import CompiledDef, fixed_type, protocol_family, rank
 from ._outcome import (
     ASYNC_IN_SYNC,
@@ -92,9 +93,6 @@ from ._payload import Invalid
 from .bindings import BINDINGS, BindingSpec, WireMessage
 from .bindings._shape import shape_check, wire_problem
 
-if TYPE_CHECKING:
-    from .otel._observer import Observer
-
 __all__ = [
     "DEAD_LETTER_REASONS",
     "DeadLetter",
@@ -107,9 +105,9 @@ __all__ = [
 
 _log = logging.getLogger(__name__)
 
-#: the hook of ``xrgen_runtime.otel`` (``None`` when not instrumented): each dispatch runs
-#: through its ``process`` (or ``undecodable``), decode failures and handler exceptions go to it
-_observer: Observer | None = None
+#: the hook slot: an observer in it (``xrgen_runtime.otel``) runs each dispatch through its
+#: ``process`` (or ``undecodable``) and sees decode failures and handler exceptions
+_HOOKS = HOOKS
 
 H = TypeVar("H", bound=Callable[..., Any])
 #: ``offload(handler, event, params)``: runs a synchronous handler for ``dispatch_async``
@@ -214,7 +212,8 @@ class DispatcherBase:
         """
         # the usual message, without ``_decode``'s frame (which any other one takes)
         wire = _wires.get(message.__class__)
-        if wire is not None and _observer is None and wire[1](message):
+        observer = _HOOKS.observer
+        if wire is not None and observer is None and wire[1](message):
             try:
                 event = wire[2](message)
             except Exception:
@@ -223,20 +222,21 @@ class DispatcherBase:
                 return self._run_sync(event, wire[0], message)
         decoded = self._decode(message)
         if type(decoded) is PendingDead:
-            if _observer is not None:
-                return _observer.undecodable(self, self._dead, decoded)
+            if observer is not None:
+                return observer.undecodable(self, self._dead, decoded)
             return self._dead(decoded)
         event, family = decoded
-        if _observer is not None:
-            return _observer.process(self, self._run_sync, event, family, message)
+        if observer is not None:
+            return observer.process(self, self._run_sync, event, family, message)
         return self._run_sync(event, family, message)
 
     def dispatch_event(self, event: Event[Any], wire: object = None) -> DispatchResult:
         """Dispatch an already decoded event; ``wire`` (default: ``event``) goes to dead letter."""
         family = _FAMILY_OF_BINDING.get(event.binding.__class__)
         origin = event if wire is None else wire
-        if _observer is not None:
-            return _observer.process(self, self._run_sync, event, family, origin)
+        observer = _HOOKS.observer
+        if observer is not None:
+            return observer.process(self, self._run_sync, event, family, origin)
         return self._run_sync(event, family, origin)
 
     async def dispatch_async(
@@ -247,12 +247,11 @@ class DispatcherBase:
         ``offload(handler, event, params)``, when given, runs a synchronous handler instead of
         calling it in the event loop (e.g. in a thread: ``asyncio.to_thread``).
         """
+        observer = _HOOKS.observer
         decoded = self._decode(message)
         if type(decoded) is PendingDead:
-            if _observer is not None:
-                return await _observer.undecodable_async(
-                    self, self._dead_async, decoded
-                )
+            if observer is not None:
+                return await observer.undecodable_async(self, self._dead_async, decoded)
             return await self._dead_async(decoded)
         event, family = decoded
         run = (
@@ -260,8 +259,8 @@ class DispatcherBase:
             if offload is None
             else partial(self._run_async, offload=offload)
         )
-        if _observer is not None:
-            return await _observer.process_async(self, run, event, family, message)
+        if observer is not None:
+            return await observer.process_async(self, run, event, family, message)
         return await run(event, family, message)
 
     async def dispatch_event_async(
@@ -270,8 +269,9 @@ class DispatcherBase:
         """:meth:`dispatch_event` awaiting coroutine handlers."""
         family = _FAMILY_OF_BINDING.get(event.binding.__class__)
         origin = event if wire is None else wire
-        if _observer is not None:
-            return await _observer.process_async(
+        observer = _HOOKS.observer
+        if observer is not None:
+            return await observer.process_async(
                 self, self._run_async, event, family, origin
             )
         return await self._run_async(event, family, origin)
@@ -317,8 +317,9 @@ class DispatcherBase:
         message: object, reason: str, why: str, detail: str
     ) -> PendingDead:
         """The dead letter of a message that does not decode (``why``: the codec's reason)."""
-        if _observer is not None:
-            _observer.decode_failed(message, why)
+        observer = _HOOKS.observer
+        if observer is not None:
+            observer.decode_failed(message, why)
         return PendingDead(message, reason, detail, None)
 
     def _select(
@@ -388,8 +389,9 @@ class DispatcherBase:
         except HandlerError:
             raise  # from the async handler just run (``_run_awaitable``)
         except Exception as exc:
-            if _observer is not None:
-                _observer.handler_failed(exc)
+            observer = _HOOKS.observer
+            if observer is not None:
+                observer.handler_failed(exc)
             dead = PendingDead(origin, HANDLER_ERROR, repr(exc), c.id)
             if self.handler_errors == "raise":
                 raise HandlerError(c.id, (self, dead)) from exc
@@ -408,8 +410,9 @@ class DispatcherBase:
             try:
                 asyncio.run(_await(awaitable))
             except Exception as exc:
-                if _observer is not None:
-                    _observer.handler_failed(exc)
+                observer = _HOOKS.observer
+                if observer is not None:
+                    observer.handler_failed(exc)
                 dead = PendingDead(origin, HANDLER_ERROR, repr(exc), c.id)
                 if self.handler_errors == "raise":
                     raise HandlerError(c.id, (self, dead)) from exc
@@ -441,8 +444,9 @@ class DispatcherBase:
             if outcome is not None and inspect.isawaitable(outcome):
                 await outcome
         except Exception as exc:
-            if _observer is not None:
-                _observer.handler_failed(exc)
+            observer = _HOOKS.observer
+            if observer is not None:
+                observer.handler_failed(exc)
             dead = PendingDead(origin, HANDLER_ERROR, repr(exc), c.id)
             if self.handler_errors == "raise":
                 raise HandlerError(c.id, (self, dead)) from exc

@@ -15,26 +15,23 @@ import base64
 import typing
 from collections.abc import Mapping
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
 from ._cloudevents import AttrValue
 from ._definitions import MessageDef
 from ._event import Event
+from ._hooks import HOOKS
 from ._ids import _ID_POOL, new_id
 from ._uritemplate import UriTemplate
 from .bindings import Binding, by_protocol
 from .formats import plain_content_type
 
-if TYPE_CHECKING:
-    from .otel._observer import Observer
-
 M = TypeVar("M")
 
-#: the hook of ``xrgen_runtime.otel`` (``None`` when not instrumented): every created event
-#: goes to its ``created``
-_observer: Observer | None = None
+#: the hook slot: an observer in it (``xrgen_runtime.otel``) sees every created event
+_HOOKS = HOOKS
 
 _UTC = timezone.utc
 _now = datetime.now
@@ -240,8 +237,9 @@ class Emitter:
             fixed if fixed is not None else self.binding(values),
             self.content_type,
         )
-        if _observer is not None:
-            _observer.created(self, event)
+        observer = _HOOKS.observer
+        if observer is not None:
+            observer.created(self, event)
         return event
 
     def emit_raw(
@@ -255,8 +253,9 @@ class Emitter:
         """Like ``emit`` for messages without a payload model (opaque bytes)."""
         attributes = self.attributes(values, id, time, extensions)
         event = Event(attributes, data, self.binding(values))
-        if _observer is not None:
-            _observer.created(self, event)
+        observer = _HOOKS.observer
+        if observer is not None:
+            observer.created(self, event)
         return event
 
     def attributes(

@@ -26,6 +26,7 @@ from opentelemetry.trace import SpanKind, StatusCode
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 from otel_recording import Telemetry, instrumented
 from xrgen_runtime import KafkaMessage
+from xrgen_runtime._hooks import HOOKS
 from xrgen_runtime.bindings import BINDINGS
 from xrgen_runtime.otel._context import parent_context
 from xrgen_runtime.testing import Brokers
@@ -452,6 +453,47 @@ def test_instrument_and_uninstrument_are_idempotent(
         assert [s.name for s in other.finished()] == ["create acme.readings"]
     finally:
         otel.uninstrument()
+
+
+def test_instrument_fills_the_hook_slot_and_uninstrument_empties_it(acme: ModuleType) -> None:
+    """The runtime's one hook slot is the switch: the producer, the dispatcher and the senders
+    read it at each use, so an observer put there sees all of them."""
+    from xrgen_runtime.otel._observer import Observer
+
+    assert HOOKS.observer is None
+    t = Telemetry()
+    otel.instrument(tracer_provider=t.tracer_provider, meter_provider=t.meter_provider)
+    try:
+        assert isinstance(HOOKS.observer, Observer)
+    finally:
+        otel.uninstrument()
+    assert HOOKS.observer is None
+    seen: list[str] = []
+
+    class Recording:
+        """An observer of its own in the slot: every hook reaches it."""
+
+        def created(self, emitter: Any, event: Any) -> None:
+            seen.append("created")
+
+        def process(self, dispatcher: Any, run: Any, event: Any, family: Any, origin: Any) -> Any:
+            seen.append("process")
+            return run(event, family, origin)
+
+        def handler_failed(self, error: BaseException) -> None:
+            seen.append("handler_failed")
+
+    def fail(ev: Any, params: Any) -> None:
+        raise ValueError("no")
+
+    d, dead = dispatcher(acme, "com.acme.Reading", fail)
+    HOOKS.observer = Recording()  # type: ignore[assignment]
+    try:
+        d.dispatch(codec(acme, "kafka").encode(create(acme, "com.acme.Reading")))
+    finally:
+        HOOKS.observer = None
+    assert seen == ["created", "process", "handler_failed"]
+    assert dead == ["handler-error"]
 
 
 def test_the_opentelemetry_instrument_command_turns_it_on(tmp_path: Any) -> None:

@@ -7,8 +7,10 @@ binding for envelope-only messages), in every content mode, to exactly its own h
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import threading
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
@@ -27,6 +29,8 @@ from xrgen_runtime import (
     PulsarMessage,
     RocketMqMessage,
 )
+from xrgen_runtime._retry import Retry
+from xrgen_runtime.bindings import kafka as kafka_codec
 from xrgen_runtime.testing import (
     Brokers,
     ExampleError,
@@ -335,6 +339,152 @@ def test_a_blocking_receiver_waits_for_other_threads() -> None:
     broker.publish(NatsMessage("jobs.2", b""))
     worker.join(10)
     assert not worker.is_alive() and got == ["jobs.1", "jobs.2"]
+
+
+# ------------------------------------------- the receivers run the adapters' serving loop
+
+FAST = Retry(attempts=3, delay=0.001, factor=2.0, max_delay=0.01)
+
+
+def _readings(acme: ModuleType, broker: KafkaBroker, values: list[float]) -> None:
+    for value in values:
+        broker.send(acme.MESSAGES["com.acme.Reading"].create({"value": value}, plant="p", sensor="s"))
+
+
+def _reading_dispatcher(
+    acme: ModuleType, handler: Any, dead: list[tuple[float, str]], refuse: bool = False
+) -> Any:
+    """The package's dispatcher with ``handler`` for readings; dead letters recorded as
+    (value, reason); ``refuse``: the dead-letter callback raises."""
+
+    def dead_letter(wire: Any, reason: str, detail: str) -> None:
+        dead.append((json.loads(kafka_codec.decode(wire).data)["value"], reason))
+        if refuse:
+            raise ConnectionError("dead-letter store down")
+
+    d = acme.consumer.Dispatcher(dead_letter=dead_letter)
+    d.on("com.acme.Reading")(handler)
+    return d
+
+
+def _failing_on_two(calls: list[float]) -> Any:
+    """A handler recording each reading's value that raises for the value 2.0."""
+
+    def handle(event: Any, params: dict[str, str]) -> None:
+        calls.append(event.data.value)
+        if event.data.value == 2.0:
+            raise ValueError("no")
+
+    return handle
+
+
+def test_a_handler_error_is_dead_lettered_and_the_message_acknowledged(acme: ModuleType) -> None:
+    """As on a real broker (``tests/brokers/test_in_memory_parity.py``): the loop does not
+    stop; the dispatcher's dead letter is delivered, then the message is acknowledged."""
+    broker = KafkaBroker()
+    calls: list[float] = []
+    dead: list[tuple[float, str]] = []
+    handle = _failing_on_two(calls)
+
+    with broker.receiver("acme.readings") as receiver:
+        _readings(acme, broker, [1.0, 2.0, 3.0])
+        assert receiver.run(_reading_dispatcher(acme, handle, dead), handle_signals=False) == 3
+        assert calls == [1.0, 2.0, 3.0] and dead == [(2.0, "handler-error")]
+        assert [m.value for m in receiver.acknowledged] == [m.value for m in broker.published]
+        assert receiver.pending == 0
+
+
+def test_a_handler_error_given_back_is_retried_then_dead_lettered(acme: ModuleType) -> None:
+    """A dispatcher that gives handler errors back (``redeliver=True``): ``run`` calls the
+    handler again per ``retry``, then delivers the dead letter and acknowledges."""
+    broker = KafkaBroker()
+    calls: list[float] = []
+    dead: list[tuple[float, str]] = []
+    handle = _failing_on_two(calls)
+
+    d = _reading_dispatcher(acme, handle, dead)
+    d.handler_errors = "raise"
+    with broker.receiver("acme.readings") as receiver:
+        _readings(acme, broker, [1.0, 2.0, 3.0])
+        assert receiver.run(d, retry=FAST, handle_signals=False) == 3
+    assert calls == [1.0, 2.0, 2.0, 2.0, 3.0] and dead == [(2.0, "handler-error")]
+
+
+def test_an_undelivered_dead_letter_sends_the_message_back_to_the_queue(acme: ModuleType) -> None:
+    broker = KafkaBroker()
+    dead: list[tuple[float, str]] = []
+    stop = threading.Event()
+
+    def poison(event: Any, params: dict[str, str]) -> None:
+        if len(dead) == 1:
+            stop.set()  # it came back once: enough
+        raise ValueError("poison")
+
+    with broker.receiver("acme.readings") as receiver:
+        _readings(acme, broker, [7.0])
+        d = _reading_dispatcher(acme, poison, dead, refuse=True)
+        assert receiver.run(d, stop=stop, retry=FAST, handle_signals=False) == 0
+        assert dead == [(7.0, "handler-error")] * 2
+        assert receiver.acknowledged == [] and receiver.pending == 1  # still there
+        assert receiver.run(_reading_dispatcher(acme, lambda e, p: None, []), handle_signals=False) == 1
+
+
+@pytest.mark.parametrize("concurrency", [1, 3])
+def test_acknowledgements_keep_arrival_order(acme: ModuleType, concurrency: int) -> None:
+    broker = KafkaBroker()
+    done: list[float] = []
+
+    def handle(event: Any, params: dict[str, str]) -> None:
+        time.sleep(0.01 * (5 - event.data.value))  # the later ones finish first
+        done.append(event.data.value)
+
+    with broker.receiver("acme.readings") as receiver:
+        _readings(acme, broker, [1.0, 2.0, 3.0, 4.0])
+        d = _reading_dispatcher(acme, handle, [])
+        assert receiver.run(d, concurrency=concurrency, handle_signals=False) == 4
+        assert sorted(done) == [1.0, 2.0, 3.0, 4.0]
+        assert [m.value for m in receiver.acknowledged] == [m.value for m in broker.published]
+
+
+def test_an_exception_of_on_message_gives_back_what_is_in_hand(acme: ModuleType) -> None:
+    broker = KafkaBroker()
+    with broker.receiver("acme.readings") as receiver:
+        _readings(acme, broker, [1.0, 2.0, 3.0])
+
+        def fail_on_second(message: KafkaMessage) -> None:
+            if message.value == broker.published[1].value:
+                raise RuntimeError("stop")
+
+        with pytest.raises(RuntimeError):
+            receiver.run(fail_on_second, concurrency=2, handle_signals=False)
+        assert [m.value for m in receiver.acknowledged] == [broker.published[0].value]
+        assert receiver.pending == 2  # the second and the third, back in their order
+        back = [receiver.receive(), receiver.receive()]
+        assert [m.value for m in back if m is not None] == [m.value for m in broker.published[1:]]
+
+
+def test_the_async_receiver_runs_the_asyncio_serving_loop(acme: ModuleType) -> None:
+    broker = KafkaBroker()
+    calls: list[float] = []
+    dead: list[tuple[float, str]] = []
+
+    async def handle(event: Any, params: dict[str, str]) -> None:
+        await asyncio.sleep(0)
+        calls.append(event.data.value)
+        if event.data.value == 2.0:
+            raise ValueError("no")
+
+    async def scenario() -> int:
+        async with broker.async_receiver("acme.readings") as receiver:
+            _readings(acme, broker, [1.0, 2.0, 3.0])
+            d = _reading_dispatcher(acme, handle, dead)
+            d.handler_errors = "raise"
+            handled: int = await receiver.run(d, retry=FAST, handle_signals=False)
+            assert len(receiver.acknowledged) == 3 and receiver.pending == 0
+            return handled
+
+    assert asyncio.run(scenario()) == 3
+    assert calls == [1.0, 2.0, 2.0, 2.0, 3.0] and dead == [(2.0, "handler-error")]
 
 
 def test_async_publish_awaits_and_sync_publish_refuses_inside_a_loop() -> None:

@@ -13,7 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ..bindings import amqp as codec
 from ..endpoints._credentials import classify
+from ..endpoints._encode import checked_encoder
 from ..endpoints._errors import EndpointError
 from ..endpoints._uris import Scheme, addresses, connected
 
@@ -167,7 +169,6 @@ def config(settings: Settings) -> dict[str, Any]:
 
 def encoder(settings: Settings) -> Callable[[Event[Any]], AmqpMessage]:
     """Encode an event as an AMQP message; one without an address goes to the sender's node."""
-    from ..bindings import amqp as codec
 
     mode = settings.mode
 
@@ -180,7 +181,6 @@ def encoder(settings: Settings) -> Callable[[Event[Any]], AmqpMessage]:
 def sender(settings: Settings) -> Any:
     """An ``AmqpSender`` to the endpoint's node; events go to their binding's address when
     they have one, else to the node."""
-    from ..endpoints._encode import checked_encoder
     from .amqp import AmqpSender
 
     encode = checked_encoder(settings, encoder(settings))

@@ -25,8 +25,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Self
 
 from .._retry import Retry
-from ..endpoints._connecting import Connecting
 from ._concurrent import poll_many
+from ._connecting import Connecting
 from ._loop import AsyncPollingReceiver, PollingReceiver
 from ._sender import Receipt
 

@@ -15,9 +15,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlsplit
 
-from ..endpoints._credentials import classify
+from ..bindings import HttpBinding
+from ..bindings import http as codec
+from ..endpoints._credentials import Secret, classify
+from ..endpoints._encode import checked_encoder
 from ..endpoints._errors import EndpointError
 from ..endpoints._uris import Address, Scheme, addresses
+from ._http_receipts import AsyncHttpEndpointSender, HttpEndpointSender
 
 if TYPE_CHECKING:
     from .._event import Event
@@ -115,8 +119,6 @@ def credential_fields(
 
 
 def _secret(text: str) -> str:
-    from ..endpoints._credentials import Secret
-
     return Secret(text)
 
 
@@ -157,8 +159,6 @@ def encoder(settings: Settings) -> Callable[[Event[Any]], HttpMessage]:
     """Encode an event as a request to the endpoint: the event's method, else the endpoint's;
     the event's path and query when its binding has them (the sender resolves the path
     against the endpoint URI, which is its base URL)."""
-    from ..bindings import HttpBinding
-    from ..bindings import http as codec
 
     mode = settings.mode
     method = str(settings.option("method", "POST")).upper()
@@ -175,8 +175,6 @@ def encoder(settings: Settings) -> Callable[[Event[Any]], HttpMessage]:
 def sender(settings: Settings) -> Any:
     """An ``HttpSender`` (or ``AsyncHttpSender``) bound to the endpoint URI, in the receipt
     shape of every endpoint sender (``_http_receipts``)."""
-    from ..endpoints._encode import checked_encoder
-    from ._http_receipts import AsyncHttpEndpointSender, HttpEndpointSender
     from .http import AsyncHttpSender, HttpSender
 
     kwargs = config(settings)

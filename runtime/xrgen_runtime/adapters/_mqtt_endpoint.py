@@ -13,13 +13,15 @@ import inspect
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from .._event import Event
+from ..bindings import MqttBinding, MqttMessage
+from ..bindings import mqtt as codec
 from ..endpoints._credentials import classify
+from ..endpoints._encode import checked_encoder
 from ..endpoints._errors import EndpointError
 from ..endpoints._uris import Address, Scheme, addresses, first_connected
 
 if TYPE_CHECKING:
-    from .._event import Event
-    from ..bindings import MqttMessage
     from ..endpoints._credentials import Requirement
     from ..endpoints._model import Authorization
     from ..endpoints._resolve import Settings
@@ -147,8 +149,6 @@ def _message_id(settings: Settings, reference: str) -> str:
 
 
 def _will_event(settings: Settings, given: Any) -> Event[Any]:
-    from .._event import Event
-
     if isinstance(given, Event):
         return given
     reference = settings.option("willmessage")
@@ -175,9 +175,6 @@ def _will_event(settings: Settings, given: Any) -> Event[Any]:
 
 
 def _will(settings: Settings) -> MqttMessage | None:
-    from ..bindings import MqttMessage
-    from ..bindings import mqtt as codec
-
     given = settings.client.get("will")
     if given is None and settings.option("willmessage") is None:
         return None
@@ -256,8 +253,6 @@ def encoder(
     """Encode an event as a PUBLISH: the event's binding first; the endpoint's topic (or the
     URI path), QoS and retain flag where the binding has none; the endpoint's MQTT version.
     """
-    from ..bindings import MqttBinding
-    from ..bindings import mqtt as codec
 
     mode = settings.mode
     v = version(settings)
@@ -288,7 +283,6 @@ def encoder(
 
 def sender(settings: Settings) -> Any:
     """An ``MqttSender`` connected to the first reachable URI, encoding for the endpoint."""
-    from ..endpoints._encode import checked_encoder
     from .mqtt import MqttSender
 
     def build(address: Address) -> Any:

@@ -15,10 +15,13 @@ import ssl
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..endpoints._connecting import Connecting
+from ..bindings import NatsBinding
+from ..bindings import nats as codec
 from ..endpoints._credentials import classify
-from ..endpoints._errors import EndpointError
-from ..endpoints._uris import Scheme, addresses
+from ..endpoints._encode import checked_encoder
+from ..endpoints._errors import EndpointConnectFailed, EndpointError
+from ..endpoints._uris import Scheme, addresses, reason
+from ._connecting import Connecting
 
 if TYPE_CHECKING:
     from .._event import Event
@@ -209,8 +212,6 @@ def config(settings: Settings) -> dict[str, Any]:
 
 def encoder(settings: Settings) -> Callable[[Event[Any]], NatsMessage]:
     """Encode an event as a NATS message: the event's subject, else the endpoint's."""
-    from ..bindings import NatsBinding
-    from ..bindings import nats as codec
 
     mode = settings.mode
     default = subject(settings, "subject")
@@ -226,7 +227,6 @@ def encoder(settings: Settings) -> Callable[[Event[Any]], NatsMessage]:
 
 def sender(settings: Settings) -> Connecting[Any]:
     """A ``Connecting`` of ``NatsSender`` (``JetStreamSender`` with ``jetstream=True``)."""
-    from ..endpoints._encode import checked_encoder
     from .nats import JetStreamSender, NatsSender
 
     options = config(settings)
@@ -247,8 +247,6 @@ def sender(settings: Settings) -> Connecting[Any]:
 async def _connected(settings: Settings, servers: list[str], connecting: Any) -> Any:
     """Await ``connecting``; a connect error becomes ``EndpointConnectFailed`` naming the
     endpoint (a missing JetStream stream, too, names it)."""
-    from ..endpoints._errors import EndpointConnectFailed
-    from ..endpoints._uris import reason
 
     try:
         return await connecting

@@ -14,10 +14,9 @@ import functools
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Self
+from typing import Any, ClassVar, Self
 
-if TYPE_CHECKING:
-    from ..otel._observer import Observer
+from .._hooks import HOOKS
 
 __all__ = ["AsyncSender", "Pending", "Receipt", "SendError", "Sender"]
 
@@ -46,17 +45,18 @@ class SendError(Exception):
     ``AmqpDeliveryError``, ...)."""
 
 
-#: the hook of ``xrgen_runtime.otel`` (``None`` when not instrumented): every ``send`` of a
-#: subclass of ``Sender`` or ``AsyncSender`` runs through its ``send`` or ``send_async``
-_observer: Observer | None = None
+#: the hook slot: an observer in it (``xrgen_runtime.otel``) runs every ``send`` of a
+#: subclass of ``Sender`` or ``AsyncSender`` through its ``send`` or ``send_async``
+_HOOKS = HOOKS
 
 
 def _observed(send: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(send)
     def observed(self: Any, message: Any, *args: Any, **kwargs: Any) -> Any:
-        if _observer is None:
+        observer = _HOOKS.observer
+        if observer is None:
             return send(self, message, *args, **kwargs)
-        return _observer.send(send, self, message, args, kwargs)
+        return observer.send(send, self, message, args, kwargs)
 
     return observed
 
@@ -66,9 +66,10 @@ def _observed_async(
 ) -> Callable[..., Awaitable[Any]]:
     @functools.wraps(send)
     async def observed(self: Any, message: Any, *args: Any, **kwargs: Any) -> Any:
-        if _observer is None:
+        observer = _HOOKS.observer
+        if observer is None:
             return await send(self, message, *args, **kwargs)
-        return await _observer.send_async(send, self, message, args, kwargs)
+        return await observer.send_async(send, self, message, args, kwargs)
 
     return observed
 

@@ -20,7 +20,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ._errors import EndpointError, MissingCredential
-from ._model import Authorization
+from ._values import Authorization
 
 __all__ = [
     "CREDENTIAL_FIELDS",

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from .._dispatch import DispatcherBase
 from ._errors import MessageNotDeclared
 
 if TYPE_CHECKING:
@@ -55,7 +56,6 @@ def checked_encoder(
 
 def _matcher(defs: tuple[Any, ...]) -> Callable[[Event[Any]], bool]:
     """Whether an event matches one of ``defs`` (as a dispatcher over them would route it)."""
-    from .._dispatch import DispatcherBase
 
     dispatcher = DispatcherBase(defs, dead_letter=_ignore)
     for d in defs:

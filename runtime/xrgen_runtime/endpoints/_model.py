@@ -1,5 +1,5 @@
-"""``Endpoint`` and ``Authorization``: one catalog endpoint (xRegistry 1.0-rc4) as an immutable
-object that configures clients.
+"""``Endpoint``: one catalog endpoint (xRegistry 1.0-rc4) as an immutable object that
+configures clients (its values, ``Authorization`` among them, live in ``_values``).
 
 A generated ``NAME/endpoints.py`` builds one ``Endpoint`` per catalog endpoint. The object holds
 the catalog's data only (URIs and options with their ``{placeholder}`` texts, authorization
@@ -12,13 +12,12 @@ adapter.
 from __future__ import annotations
 
 import importlib
-import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ._errors import EndpointError
+from ._values import Authorization, freeze, placeholders_of
 
 if TYPE_CHECKING:
     from .._dispatch import DeadLetter
@@ -29,48 +28,6 @@ D = TypeVar("D")
 
 #: the ``usage`` values of the rc4 endpoint model
 ROLES = ("producer", "consumer", "subscriber")
-#: ``{name}``: an RFC 6570 level-1 expression (as ``_uritemplate.UriTemplate`` reads it)
-VAR = re.compile(r"\{([^{}]*)\}")
-
-
-@dataclass(frozen=True, slots=True)
-class Authorization:
-    """One ``protocoloptions.authorization`` entry: metadata only, never a credential."""
-
-    #: ``"OAuth2"``, ``"Plain"``, ``"SASL"``, ``"X509Cert"``, ``"APIKey"`` or another value
-    type: str | None = None
-    #: SASL mechanism (``type`` ``"SASL"``), e.g. ``"SCRAM-SHA-256"``
-    mechanism: str | None = None
-    resourceuri: str | None = None
-    authorityuri: str | None = None
-
-    def describe(self) -> str:
-        """``"SASL SCRAM-SHA-256"``: the type and mechanism, for messages."""
-        parts = [p for p in (self.type, self.mechanism) if p]
-        return " ".join(parts) if parts else "unspecified"
-
-
-def freeze(value: Any) -> Any:
-    """A JSON value made immutable: objects become read-only mappings, arrays tuples."""
-    if isinstance(value, Mapping):
-        return MappingProxyType({str(k): freeze(v) for k, v in value.items()})
-    if isinstance(value, list | tuple):
-        return tuple(freeze(v) for v in value)
-    return value
-
-
-def placeholders_of(value: Any, found: set[str]) -> set[str]:
-    """Add the placeholder names in a JSON value (strings, array items, map keys and values)."""
-    if isinstance(value, str):
-        found.update(VAR.findall(value))
-    elif isinstance(value, Mapping):
-        for k, v in value.items():
-            placeholders_of(k, found)
-            placeholders_of(v, found)
-    elif isinstance(value, tuple | list):
-        for v in value:
-            placeholders_of(v, found)
-    return found
 
 
 _FIELDS = (

@@ -16,14 +16,17 @@ import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._uritemplate import pct_encode_unreserved
 from ._credentials import CREDENTIAL_FIELDS, Credentials, select
 from ._errors import EndpointError, MissingPlaceholder
-from ._model import VAR as _VAR
-from ._model import Endpoint, freeze, placeholders_of
 from ._support import EndpointSupport, support
+from ._values import VAR as _VAR
+from ._values import freeze, placeholders_of
+
+if TYPE_CHECKING:
+    from ._model import Endpoint
 
 __all__ = ["Settings", "expand", "resolve"]
 

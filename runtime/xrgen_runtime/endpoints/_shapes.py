@@ -14,7 +14,9 @@ import warnings
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ._connecting import Connecting
+from ..adapters._bridge import asynchronous, blocking
+from ..adapters._connecting import Connecting
+from ._resolve import resolve
 
 if TYPE_CHECKING:
     from ._model import Endpoint
@@ -24,8 +26,6 @@ __all__ = ["async_receiver", "async_sender", "blocking_receiver", "blocking_send
 
 
 def _sender_settings(endpoint: Endpoint[Any], arguments: Mapping[str, Any]) -> Settings:
-    from ._resolve import resolve
-
     role = endpoint.role(None, ("producer",), "sender()")
     return resolve(endpoint, role, arguments)
 
@@ -33,8 +33,6 @@ def _sender_settings(endpoint: Endpoint[Any], arguments: Mapping[str, Any]) -> S
 def _receiver_settings(
     endpoint: Endpoint[Any], arguments: Mapping[str, Any]
 ) -> Settings:
-    from ._resolve import resolve
-
     return resolve(endpoint, endpoint.receiver_role(), arguments)
 
 
@@ -55,7 +53,6 @@ def _blocking(built: Any, kind: str, name: str) -> Any:
             stacklevel=4,
         )
         return built
-    from ..adapters._bridge import blocking
 
     return blocking(built, kind)
 
@@ -71,8 +68,6 @@ def blocking_receiver(endpoint: Endpoint[Any], arguments: Mapping[str, Any]) -> 
 
 
 def async_sender(endpoint: Endpoint[Any], arguments: Mapping[str, Any]) -> Any:
-    from ..adapters._bridge import asynchronous
-
     arguments = dict(arguments)
     settings = _sender_settings(endpoint, arguments)
     if "asynchronous" in settings.support.CLIENT_ARGS:  # HTTP: the asyncio client
@@ -81,7 +76,5 @@ def async_sender(endpoint: Endpoint[Any], arguments: Mapping[str, Any]) -> Any:
 
 
 def async_receiver(endpoint: Endpoint[Any], arguments: Mapping[str, Any]) -> Any:
-    from ..adapters._bridge import asynchronous
-
     settings = _receiver_settings(endpoint, arguments)
     return asynchronous(lambda: settings.support.receiver(settings), "receiver")

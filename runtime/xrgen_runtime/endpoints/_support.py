@@ -11,6 +11,7 @@ import importlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
+from ..bindings import BINDINGS, by_protocol
 from ._errors import EndpointError
 
 if TYPE_CHECKING:
@@ -59,7 +60,6 @@ def family(protocol: str | None) -> str | None:
 def support(endpoint: Endpoint[Any]) -> EndpointSupport:
     """The endpoint support module of ``endpoint``'s protocol (from its binding's
     declaration)."""
-    from ..bindings import BINDINGS, by_protocol
 
     name = family(endpoint.protocol)
     if name is None:

@@ -46,6 +46,8 @@ from pydantic import (
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import core_schema, to_json
 
+from . import oneof_schema
+
 __all__ = [
     "BinaryText",
     "ChoiceVariant",
@@ -381,7 +383,6 @@ def _exactly_one_of(
     present: ``oneOf`` of their ``required`` lists, and the members not in every set
     pairwise exclusive (the clause ``formats.oneof_schema`` writes), as the example
     synthesizers of ``xrgen_runtime.testing`` read them."""
-    from . import oneof_schema
 
     fields = cls.model_fields
     wire = [[fields[n].alias or n if n in fields else n for n in s] for s in sets]

@@ -17,8 +17,9 @@ Metrics count events created, messages sent and dispatched (by message definitio
 outcome, dead letters by reason), decode failures by reason, and time processing and sending.
 
 Importing this module imports nothing of OpenTelemetry; :func:`instrument` does (it needs
-``opentelemetry-api``: ``pip install 'xrgen-runtime[otel]'``). Not instrumented, each hook
-in the runtime is one test of a module global. ``XrgenInstrumentor`` is the same switch as an
+``opentelemetry-api``: ``pip install 'xrgen-runtime[otel]'``) and puts its observer in the
+runtime's hook slot (``xrgen_runtime._hooks.HOOKS``); :func:`uninstrument` empties the slot.
+Not instrumented, each hook in the runtime is one test of the slot. ``XrgenInstrumentor`` is the same switch as an
 OpenTelemetry ``BaseInstrumentor`` (needs ``opentelemetry-instrumentation``); the
 distribution registers it as the ``xrgen`` entry point of ``opentelemetry_instrumentor``, so
 ``opentelemetry-instrument`` turns it on (``OTEL_PYTHON_DISABLED_INSTRUMENTATIONS=xrgen``
@@ -31,6 +32,8 @@ import importlib
 import logging
 import threading
 from typing import TYPE_CHECKING, Any
+
+from .._hooks import HOOKS
 
 if TYPE_CHECKING:
     from ._instrumentor import XrgenInstrumentor
@@ -65,7 +68,7 @@ def instrument(tracer_provider: Any = None, meter_provider: Any = None) -> None:
                 f"xrgen_runtime.otel needs opentelemetry-api: {_INSTALL_HINT}"
             ) from exc
         observer = Observer(tracer_provider, meter_provider)
-        _install(observer)
+        HOOKS.observer = observer
         _active = observer
 
 
@@ -75,23 +78,13 @@ def uninstrument() -> None:
     with _lock:
         if _active is None:
             return
-        _install(None)
+        HOOKS.observer = None
         _active = None
 
 
 def is_instrumented() -> bool:
     """Whether :func:`instrument` is in effect."""
     return _active is not None
-
-
-def _install(observer: Observer | None) -> None:
-    """Set the hook of every instrumented module (``None``: off)."""
-    from .. import _dispatch, _produce
-    from ..adapters import _sender
-
-    _produce._observer = observer
-    _dispatch._observer = observer
-    _sender._observer = observer
 
 
 def __getattr__(name: str) -> Any:

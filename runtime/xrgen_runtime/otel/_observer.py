@@ -1,7 +1,7 @@
 """What instrumentation records (docs/observability.md lists every span, attribute and
-metric): the :class:`Observer` that ``xrgen_runtime.otel.instrument`` installs as the hook of
-the producer (``_produce``), the dispatcher (``_dispatch``) and the senders
-(``adapters/_sender``).
+metric): the :class:`Observer` that ``xrgen_runtime.otel.instrument`` puts in the runtime's
+hook slot (``_hooks.HOOKS``), which the producer (``_produce``), the dispatcher
+(``_dispatch``) and the senders (``adapters/_sender``) read.
 
 Spans follow the OpenTelemetry messaging semantic conventions (``{operation} {destination}``
 names, ``messaging.*`` attributes) plus the CloudEvents ones (``cloudevents.*``):

@@ -23,6 +23,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .. import otel
 from .._dispatch import DispatcherBase
 from .._retry import Retry
 from ._app import App
@@ -154,8 +155,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"xrgen_runtime run: {exc}", file=sys.stderr)
         return 2
     if ns.otel:
-        from .. import otel
-
         otel.instrument()
     health = Health(ns.health_port, ns.health_host, ns.ready_file)
     health.start()

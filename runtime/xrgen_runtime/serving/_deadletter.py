@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Self
 
+from ..adapters._bridge import blocking
 from ..bindings import (
     AmqpMessage,
     HttpMessage,
@@ -28,6 +29,8 @@ from ..bindings import (
     PulsarMessage,
     RocketMqMessage,
 )
+from ..endpoints._resolve import resolve
+from ..endpoints._support import family
 
 if TYPE_CHECKING:
     from ..endpoints import Endpoint
@@ -218,9 +221,6 @@ def publisher_for(
     else to the endpoint's ``deadletter`` option (placeholders filled from ``arguments``),
     through a sender connected like the endpoint's receiver; ``None`` when neither names a
     destination."""
-    from ..adapters._bridge import blocking
-    from ..endpoints._resolve import resolve
-    from ..endpoints._support import family
 
     args = dict(arguments)
     given = args.pop("deadletter", None)

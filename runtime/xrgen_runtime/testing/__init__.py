@@ -8,7 +8,8 @@
   MQTT ``+``/``#`` filters, shared subscriptions and retained messages; NATS ``*``/``>``
   subjects and queue groups; AMQP addresses; HTTP method and path routes; Pulsar full topic
   names; RocketMQ tag filters), and record every message (``published``, ``messages(dest)``,
-  ``unrouted``). ``sender()`` and ``receiver()`` have the shape of the client adapters.
+  ``unrouted``). ``sender()`` has the shape of the client adapters' senders; ``receiver()``
+  runs the adapters' own serving loop over the broker's queue.
 - :func:`example_event`: a valid event of any message id, made by the package's producer;
   :func:`example_events`: a hypothesis strategy of them (needs ``hypothesis``).
 - A pytest plugin (``xrgen_runtime.testing.plugin``, registered by the distribution) with

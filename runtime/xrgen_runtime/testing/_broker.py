@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import itertools
 import threading
+import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
 from concurrent.futures import Future
@@ -15,11 +17,18 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from .._event import Event
+from .._retry import Retry
+from ..adapters._loop import AsyncPollingReceiver, PollingReceiver
 from ..adapters._sender import AsyncSender, Sender
 from ..bindings import BINDINGS
 from ._routing import Matcher
 
 M = TypeVar("M")
+
+#: the shortest poll of a receiver's ``run`` (seconds): an idle time of 0 does not spin
+_MIN_POLL = 0.001
+#: how often an asyncio receiver looks at its queue while it waits (seconds)
+_ASYNC_SLICE = 0.005
 
 #: what a subscription calls per message: a dispatcher's ``dispatch`` or any callable
 Handler = Callable[[M], object]
@@ -345,9 +354,18 @@ class AsyncBrokerSender(AsyncSender, Generic[M]):
 
 
 class _QueueReceiver(Generic[M]):
-    """The receivers' queue: subscriptions that append to it, ``_take`` that waits."""
+    """The receivers' queue: subscriptions that append to it (each message numbered in arrival
+    order), ``_take`` that waits, and the messages taken by ``run`` and not yet settled.
+    """
 
-    __slots__ = ("_items", "_ready", "_subscriptions")
+    __slots__ = (
+        "_items",
+        "_ready",
+        "_subscriptions",
+        "_arrivals",
+        "_in_hand",
+        "acknowledged",
+    )
 
     def __init__(
         self,
@@ -355,8 +373,13 @@ class _QueueReceiver(Generic[M]):
         patterns: Iterable[str],
         options: dict[str, Any],
     ) -> None:
-        self._items: deque[M] = deque()
+        self._items: deque[tuple[int, M]] = deque()
         self._ready = threading.Condition()
+        self._arrivals = itertools.count()
+        #: the messages ``run`` received and neither acknowledged nor gave back yet
+        self._in_hand: dict[int, M] = {}
+        #: the messages ``run`` acknowledged, in order
+        self.acknowledged: list[M] = []
         self._subscriptions = [
             broker.subscribe(p, self._put, **options) for p in patterns
         ]
@@ -368,68 +391,122 @@ class _QueueReceiver(Generic[M]):
 
     def _put(self, message: M) -> None:
         with self._ready:
-            self._items.append(message)
+            self._items.append((next(self._arrivals), message))
             self._ready.notify_all()
 
-    def _take(self, timeout: float | None) -> M | None:
+    def _take(self, timeout: float | None) -> tuple[int, M] | None:
         """The next message; waits up to ``timeout`` seconds (``None``: until one comes)."""
         with self._ready:
             if not self._items and timeout != 0:
                 self._ready.wait_for(lambda: bool(self._items), timeout)
             return self._items.popleft() if self._items else None
 
-    def _give_back(self, message: M) -> None:
+    def _take_in_hand(self, timeout: float | None) -> tuple[int, M] | None:
+        """:meth:`_take` for ``run``: the message stays in hand until it is settled."""
         with self._ready:
-            self._items.appendleft(message)
+            raw = self._take(timeout)
+            if raw is not None:
+                self._in_hand[raw[0]] = raw[1]
+            return raw
+
+    def _acknowledged(self, raw: tuple[int, M]) -> None:
+        with self._ready:
+            if self._in_hand.pop(raw[0], None) is not None:
+                self.acknowledged.append(raw[1])
+
+    def _given_back(self, raw: tuple[int, M]) -> None:
+        """Back into the queue at its place in arrival order (as a broker redelivers)."""
+        with self._ready:
+            self._in_hand.pop(raw[0], None)
+            items = self._items
+            at = 0
+            while at < len(items) and items[at][0] < raw[0]:
+                at += 1
+            items.insert(at, raw)
+            self._ready.notify_all()
+
+    def _give_back_in_hand(self) -> None:
+        """After ``run``: what it received and did not settle goes back (nothing is lost)."""
+        with self._ready:
+            for arrival, message in sorted(self._in_hand.items()):
+                self._given_back((arrival, message))
 
     def _unsubscribe(self) -> None:
         for sub in self._subscriptions:
             sub.cancel()
 
 
-class BrokerReceiver(_QueueReceiver[M]):
-    """Pull-style subscriber shaped like the adapters' receivers.
+def _polling(poll_interval: float, idle_timeout: float | None) -> float:
+    """The poll timeout of the serving loop over a queue: an idle time shorter than the poll
+    interval is noticed at once (``idle_timeout=0.0``: return when the queue is empty).
+    """
+    if idle_timeout is None:
+        return poll_interval
+    return min(poll_interval, max(idle_timeout, _MIN_POLL))
 
-    ``run(on_message, stop=None, max_messages=None, idle_timeout=0.0)`` calls ``on_message``
-    for each queued message and returns how many it handled: when the queue is empty
-    (``idle_timeout`` seconds after the last message; ``None`` waits for messages published
-    by other threads until ``stop`` or ``max_messages``). A message whose handler raised goes
-    back to the front of the queue (like a release or nack) and the exception propagates.
+
+class BrokerReceiver(_QueueReceiver[M], PollingReceiver[tuple[int, M], M]):
+    """Pull-style subscriber with the adapters' receivers' ``run``: the same serving loop
+    (``adapters/_serve``) over the in-memory queue.
+
+    ``run(on_message, ...)`` takes the arguments of the adapters' ``run`` (``stop``,
+    ``max_messages``, ``idle_timeout``, ``poll_interval``, ``handle_signals``,
+    ``concurrency``, ``retry``) and behaves as on a real broker: a message is acknowledged
+    (``acknowledged``) after ``on_message`` returned; a dispatcher's dead letter is delivered
+    for a handler error; ``HandlerError`` (``redeliver=True``) is retried per ``retry``, then
+    dead-lettered; a dead letter not delivered (its callback raised) sends the message back to
+    the queue at its place; any other exception gives the message back and propagates.
+    Returns the number of messages acknowledged. ``idle_timeout`` defaults to ``0.0``: ``run``
+    returns when the queue is empty (``None`` waits for messages published by other threads
+    until ``stop`` or ``max_messages``). Messages in hand when ``run`` ends unsettled go back
+    to the queue.
     """
 
     __slots__ = ()
 
     def receive(self, timeout: float | None = 0.0) -> M | None:
-        """The next message, or ``None`` after ``timeout`` seconds without one."""
-        return self._take(timeout)
+        """The next message (taken off the queue), or ``None`` after ``timeout`` seconds
+        without one."""
+        raw = self._take(timeout)
+        return None if raw is None else raw[1]
+
+    def _poll(self, timeout: float) -> tuple[int, M] | None:
+        return self._take_in_hand(timeout)
+
+    def _convert(self, raw: tuple[int, M]) -> M:
+        return raw[1]
+
+    def _ack(self, raw: tuple[int, M]) -> None:
+        self._acknowledged(raw)
+
+    def _nack(self, raw: tuple[int, M]) -> None:
+        self._given_back(raw)
 
     def run(
         self,
-        on_message: Callable[[M], object],
+        on_message: Callable[[M], object] | Any,
         *,
         stop: threading.Event | None = None,
         max_messages: int | None = None,
         idle_timeout: float | None = 0.0,
         poll_interval: float = 0.2,
+        handle_signals: bool = True,
+        concurrency: int = 1,
+        retry: Retry | None = None,
     ) -> int:
-        handled = 0
-        while max_messages is None or handled < max_messages:
-            if stop is not None and stop.is_set():
-                break
-            message = self._take(
-                poll_interval if idle_timeout is None else idle_timeout
+        try:
+            return super().run(
+                on_message,
+                stop=stop,
+                max_messages=max_messages,
+                idle_timeout=idle_timeout,
+                poll_interval=_polling(poll_interval, idle_timeout),
+                handle_signals=handle_signals,
+                concurrency=concurrency,
+                retry=retry,
             )
-            if message is None:
-                if idle_timeout is None:
-                    continue
-                break
-            try:
-                _settle(on_message(message))
-            except BaseException:
-                self._give_back(message)
-                raise
-            handled += 1
-        return handled
+        finally:
+            self._give_back_in_hand()
 
     def close(self) -> None:
         """Unsubscribe; queued messages are dropped with the receiver."""
@@ -442,46 +519,73 @@ class BrokerReceiver(_QueueReceiver[M]):
         self.close()
 
 
-class AsyncBrokerReceiver(_QueueReceiver[M]):
-    """The asyncio twin of :class:`BrokerReceiver` (``on_message`` sync or async)."""
+class AsyncBrokerReceiver(_QueueReceiver[M], AsyncPollingReceiver[tuple[int, M], M]):
+    """The asyncio twin of :class:`BrokerReceiver` (the adapters' asyncio serving loop;
+    ``on_message`` sync or async)."""
 
     __slots__ = ()
 
+    async def _wait(
+        self, timeout: float | None, take: Callable[[float | None], Any]
+    ) -> Any:
+        """``take(0)`` until it returns a message or ``timeout`` passed, never blocking the
+        event loop (and never leaving a thread waiting that could take a message later).
+        """
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            raw = take(0)
+            if raw is not None:
+                return raw
+            left = _ASYNC_SLICE if deadline is None else deadline - time.monotonic()
+            if left <= 0:
+                return None
+            await asyncio.sleep(min(left, _ASYNC_SLICE))
+
     async def receive(self, timeout: float | None = 0.0) -> M | None:
-        message = self._take(0)
-        if message is None and timeout != 0:
-            message = await asyncio.to_thread(self._take, timeout)
-        return message
+        """The next message (taken off the queue), or ``None`` after ``timeout`` seconds
+        without one."""
+        raw = await self._wait(timeout, self._take)
+        return None if raw is None else raw[1]
+
+    async def _poll(self, timeout: float) -> tuple[int, M] | None:
+        raw: tuple[int, M] | None = await self._wait(timeout, self._take_in_hand)
+        return raw
+
+    def _convert(self, raw: tuple[int, M]) -> M:
+        return raw[1]
+
+    async def _ack(self, raw: tuple[int, M]) -> None:
+        self._acknowledged(raw)
+
+    async def _nack(self, raw: tuple[int, M]) -> None:
+        self._given_back(raw)
 
     async def run(
         self,
-        on_message: Callable[[M], object | Awaitable[object]],
+        on_message: Callable[[M], object | Awaitable[object]] | Any,
         *,
         stop: asyncio.Event | None = None,
         max_messages: int | None = None,
         idle_timeout: float | None = 0.0,
         poll_interval: float = 0.2,
+        handle_signals: bool = True,
+        concurrency: int = 1,
+        retry: Retry | None = None,
     ) -> int:
-        handled = 0
-        while max_messages is None or handled < max_messages:
-            if stop is not None and stop.is_set():
-                break
-            message = await self.receive(
-                poll_interval if idle_timeout is None else idle_timeout
+        """:meth:`BrokerReceiver.run` in the running event loop."""
+        try:
+            return await super().run(
+                on_message,
+                stop=stop,
+                max_messages=max_messages,
+                idle_timeout=idle_timeout,
+                poll_interval=_polling(poll_interval, idle_timeout),
+                handle_signals=handle_signals,
+                concurrency=concurrency,
+                retry=retry,
             )
-            if message is None:
-                if idle_timeout is None:
-                    continue
-                break
-            try:
-                result = on_message(message)
-                if inspect.isawaitable(result):
-                    await result
-            except BaseException:
-                self._give_back(message)
-                raise
-            handled += 1
-        return handled
+        finally:
+            self._give_back_in_hand()
 
     async def close(self) -> None:
         self._unsubscribe()
