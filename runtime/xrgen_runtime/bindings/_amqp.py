@@ -92,4 +92,11 @@ BINDING = BindingSpec(
     ),
     decoder="decode_amqp",
     decoder_doc="Decode landed AMQP 1.0 messages (LANDING_SCHEMAS['amqp']).",
+    order=1,
+    requirement="python-qpid-proton>=0.39",
+    client_modules=frozenset({"proton"}),
+    title="AMQP 1.0 broker",
+    spark_reader="xrgen_runtime.spark.wires:_Amqp",
+    broker="xrgen_runtime.testing._brokers:AmqpBroker",
+    readdress="xrgen_runtime.serving._deadletter:_amqp",
 )

@@ -55,4 +55,11 @@ BINDING = BindingSpec(
     ),
     # the producer's partitioner may place a record elsewhere
     transit=frozenset({"partition"}),
+    order=0,
+    requirement="confluent-kafka>=2.3",
+    client_modules=frozenset({"confluent_kafka"}),
+    title="Kafka broker",
+    spark_reader="xrgen_runtime.spark.wires:_Kafka",
+    broker="xrgen_runtime.testing._brokers:KafkaBroker",
+    readdress="xrgen_runtime.serving._deadletter:_kafka",
 )

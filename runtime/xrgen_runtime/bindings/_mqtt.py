@@ -70,4 +70,11 @@ BINDING = BindingSpec(
     # brokers downgrade qos, clear retain on delivery and count the expiry down
     transit=frozenset({"qos", "retain", "message_expiry_interval"}),
     attribute_entries=frozenset({"user_properties"}),
+    order=2,
+    requirement="paho-mqtt>=2.0",
+    client_modules=frozenset({"paho"}),
+    title="MQTT 5.0/3.1.1 broker",
+    spark_reader="xrgen_runtime.spark.wires:_Mqtt",
+    broker="xrgen_runtime.testing._brokers:MqttBroker",
+    readdress="xrgen_runtime.serving._deadletter:_mqtt",
 )

@@ -44,4 +44,11 @@ BINDING = BindingSpec(
     decoder="decode_nats",
     decoder_doc="Decode landed NATS messages (LANDING_SCHEMAS['nats']).",
     caseless=frozenset({"headers"}),
+    order=3,
+    requirement="nats-py>=2.6",
+    client_modules=frozenset({"nats"}),
+    title="NATS server",
+    spark_reader="xrgen_runtime.spark.wires:_Nats",
+    broker="xrgen_runtime.testing._brokers:NatsBroker",
+    readdress="xrgen_runtime.serving._deadletter:_nats",
 )

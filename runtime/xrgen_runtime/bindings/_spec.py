@@ -118,6 +118,24 @@ class BindingSpec:
     #: documentation
     decoder: str
     decoder_doc: str
+    #: the binding's place in ``BINDINGS`` (the order the bindings are documented in)
+    order: int
+    #: the client library the adapter drives: the requirement of the runtime's extra named
+    #: like the binding (``"confluent-kafka>=2.3"``) and the top-level modules it installs
+    #: (a generated package must not be named like them)
+    requirement: str
+    client_modules: frozenset[str]
+    #: what the in-memory broker stands for, in its pytest fixture's documentation
+    #: (``"Kafka broker"``)
+    title: str
+    #: where the binding's other parts live, as ``"module:name"`` (imported on first use,
+    #: see :meth:`part`): the Spark reader of the landing shape (a subclass of
+    #: ``xrgen_runtime.spark.wires.Wire``, built with this declaration), the in-memory broker
+    #: class of ``xrgen_runtime.testing``, and the function giving a copy of a wire message
+    #: addressed to a dead-letter destination ``(message, destination, reason, detail)``
+    spark_reader: str
+    broker: str
+    readdress: str
     #: ``binding_type`` fields that brokers may change in transit: never matched
     transit: frozenset[str] = frozenset()
     #: fields of name/value entries whose names are case-insensitive (HTTP and NATS headers)
@@ -154,6 +172,11 @@ class BindingSpec:
     def codec(self) -> ModuleType:
         """The codec module (imported on first use)."""
         return importlib.import_module(self.codec_module)
+
+    def part(self, ref: str) -> Any:
+        """The object a ``"module:name"`` field names (``spec.part(spec.broker)``)."""
+        module, _, name = ref.partition(":")
+        return getattr(importlib.import_module(module), name)
 
     def landing_json(self) -> Any:
         """The landing schema in Spark's JSON schema form (``StructType.fromJson``)."""
