@@ -77,9 +77,9 @@ TOY_FILES = {
             requirement="toyclient>=1.0",
             client_modules=frozenset({"toyclient"}),
             title="toy broker",
-            spark_reader="xrgen_runtime.bindings._toy_spark:ToyWire",
-            broker="xrgen_runtime.adapters.toy:ToyBroker",
-            readdress="xrgen_runtime.bindings._toy:readdress",
+            spark_reader=".bindings._toy_spark:ToyWire",
+            broker=".adapters.toy:ToyBroker",
+            readdress=".bindings._toy:readdress",
         )
     ''',
     "xrgen_runtime/bindings/toy.py": '''

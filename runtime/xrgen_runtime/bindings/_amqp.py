@@ -96,7 +96,7 @@ BINDING = BindingSpec(
     requirement="python-qpid-proton>=0.39",
     client_modules=frozenset({"proton"}),
     title="AMQP 1.0 broker",
-    spark_reader="xrgen_runtime.spark.wires:_Amqp",
-    broker="xrgen_runtime.testing._brokers:AmqpBroker",
-    readdress="xrgen_runtime.serving._deadletter:_amqp",
+    spark_reader=".spark.wires:_Amqp",
+    broker=".testing._brokers:AmqpBroker",
+    readdress=".serving._deadletter:_amqp",
 )

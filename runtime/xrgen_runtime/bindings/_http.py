@@ -56,7 +56,7 @@ BINDING = BindingSpec(
     requirement="httpx>=0.27",
     client_modules=frozenset({"httpx"}),
     title="HTTP router",
-    spark_reader="xrgen_runtime.spark.wires:_Http",
-    broker="xrgen_runtime.testing._brokers:HttpBroker",
-    readdress="xrgen_runtime.serving._deadletter:_http",
+    spark_reader=".spark.wires:_Http",
+    broker=".testing._brokers:HttpBroker",
+    readdress=".serving._deadletter:_http",
 )

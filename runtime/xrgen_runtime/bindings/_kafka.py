@@ -59,7 +59,7 @@ BINDING = BindingSpec(
     requirement="confluent-kafka>=2.3",
     client_modules=frozenset({"confluent_kafka"}),
     title="Kafka broker",
-    spark_reader="xrgen_runtime.spark.wires:_Kafka",
-    broker="xrgen_runtime.testing._brokers:KafkaBroker",
-    readdress="xrgen_runtime.serving._deadletter:_kafka",
+    spark_reader=".spark.wires:_Kafka",
+    broker=".testing._brokers:KafkaBroker",
+    readdress=".serving._deadletter:_kafka",
 )

@@ -74,7 +74,7 @@ BINDING = BindingSpec(
     requirement="paho-mqtt>=2.0",
     client_modules=frozenset({"paho"}),
     title="MQTT 5.0/3.1.1 broker",
-    spark_reader="xrgen_runtime.spark.wires:_Mqtt",
-    broker="xrgen_runtime.testing._brokers:MqttBroker",
-    readdress="xrgen_runtime.serving._deadletter:_mqtt",
+    spark_reader=".spark.wires:_Mqtt",
+    broker=".testing._brokers:MqttBroker",
+    readdress=".serving._deadletter:_mqtt",
 )

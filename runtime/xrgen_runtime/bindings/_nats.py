@@ -48,7 +48,7 @@ BINDING = BindingSpec(
     requirement="nats-py>=2.6",
     client_modules=frozenset({"nats"}),
     title="NATS server",
-    spark_reader="xrgen_runtime.spark.wires:_Nats",
-    broker="xrgen_runtime.testing._brokers:NatsBroker",
-    readdress="xrgen_runtime.serving._deadletter:_nats",
+    spark_reader=".spark.wires:_Nats",
+    broker=".testing._brokers:NatsBroker",
+    readdress=".serving._deadletter:_nats",
 )

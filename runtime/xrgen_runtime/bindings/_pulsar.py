@@ -55,7 +55,7 @@ BINDING = BindingSpec(
     requirement="pulsar-client>=3.4",
     client_modules=frozenset({"pulsar"}),
     title="Pulsar broker",
-    spark_reader="xrgen_runtime.spark.wires:_Pulsar",
-    broker="xrgen_runtime.testing._brokers:PulsarBroker",
-    readdress="xrgen_runtime.serving._deadletter:_pulsar",
+    spark_reader=".spark.wires:_Pulsar",
+    broker=".testing._brokers:PulsarBroker",
+    readdress=".serving._deadletter:_pulsar",
 )

@@ -52,7 +52,7 @@ BINDING = BindingSpec(
     requirement="rocketmq-python-client>=5.0",
     client_modules=frozenset({"rocketmq"}),
     title="RocketMQ broker",
-    spark_reader="xrgen_runtime.spark.wires:_RocketMq",
-    broker="xrgen_runtime.testing._brokers:RocketMqBroker",
-    readdress="xrgen_runtime.serving._deadletter:_rocketmq",
+    spark_reader=".spark.wires:_RocketMq",
+    broker=".testing._brokers:RocketMqBroker",
+    readdress=".serving._deadletter:_rocketmq",
 )

@@ -23,6 +23,7 @@ __all__ = [
     "LandingField",
     "LandingType",
     "array",
+    "load",
     "mapping",
     "spark_json",
     "struct",
@@ -86,6 +87,17 @@ def spark_json(kind: LandingType) -> Any:
     raise ValueError(f"not a landing type: {kind!r}")
 
 
+#: the runtime's package (``xrgen_runtime``)
+_RUNTIME = __package__.rpartition(".")[0]
+
+
+def load(ref: str) -> Any:
+    """The object ``ref`` names: ``"module:name"``; a module starting with ``.`` is in the
+    runtime's package (``".testing._brokers:KafkaBroker"``)."""
+    module, _, name = ref.partition(":")
+    return getattr(importlib.import_module(module, _RUNTIME), name)
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class BindingSpec:
     """Everything the runtime knows about one protocol binding, declared once (one instance
@@ -128,8 +140,8 @@ class BindingSpec:
     #: what the in-memory broker stands for, in its pytest fixture's documentation
     #: (``"Kafka broker"``)
     title: str
-    #: where the binding's other parts live, as ``"module:name"`` (imported on first use,
-    #: see :meth:`part`): the Spark reader of the landing shape (a subclass of
+    #: where the binding's other parts live, as ``"module:name"`` (a module starting with
+    #: ``.`` is in the runtime's package; imported on first use by :func:`load`): the Spark reader of the landing shape (a subclass of
     #: ``xrgen_runtime.spark.wires.Wire``, built with this declaration), the in-memory broker
     #: class of ``xrgen_runtime.testing``, and the function giving a copy of a wire message
     #: addressed to a dead-letter destination ``(message, destination, reason, detail)``
@@ -175,8 +187,7 @@ class BindingSpec:
 
     def part(self, ref: str) -> Any:
         """The object a ``"module:name"`` field names (``spec.part(spec.broker)``)."""
-        module, _, name = ref.partition(":")
-        return getattr(importlib.import_module(module), name)
+        return load(ref)
 
     def landing_json(self) -> Any:
         """The landing schema in Spark's JSON schema form (``StructType.fromJson``)."""

@@ -20,10 +20,10 @@ The names load on first use, so ``import xrgen_runtime.testing`` is cheap.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
 from ..bindings import BINDINGS
+from ..bindings._spec import load
 
 if TYPE_CHECKING:
     from ._broker import (
@@ -65,7 +65,7 @@ _HOMES = {
 #: public name -> ``"module:name"``: the names above, and each binding's in-memory broker
 #: where its declaration puts it
 _WHERE = {
-    **{name: f"{__name__}.{home}:{name}" for name, home in _HOMES.items()},
+    **{name: f".testing.{home}:{name}" for name, home in _HOMES.items()},
     **{b.stem + "Broker": b.broker for b in BINDINGS.values()},
 }
 
@@ -96,8 +96,7 @@ def __getattr__(name: str) -> Any:
     where = _WHERE.get(name)
     if where is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module, _, attribute = where.partition(":")
-    value = getattr(importlib.import_module(module), attribute)
+    value = load(where)
     globals()[name] = value
     return value
 
