@@ -41,7 +41,7 @@ pydantic or client library. A binding is its declaration and codec here, its ada
 from __future__ import annotations
 
 import importlib
-import pkgutil
+import os
 from collections.abc import Mapping
 from types import MappingProxyType
 
@@ -73,7 +73,12 @@ __all__ = [
 def _declared() -> list[BindingSpec]:
     """Every ``_<name>.py`` of this package that has a codec ``<name>.py`` beside it holds a
     binding's declaration (its ``BINDING``)."""
-    modules = {m.name for m in pkgutil.iter_modules(__path__)}
+    modules = {
+        entry.name.removesuffix(".py")
+        for folder in __path__
+        for entry in os.scandir(folder)
+        if entry.name.endswith(".py")
+    }
     found = [
         importlib.import_module(f"{__name__}._{name}").BINDING
         for name in sorted(modules)
