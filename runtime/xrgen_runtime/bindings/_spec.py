@@ -141,10 +141,11 @@ class BindingSpec:
     #: (``"Kafka broker"``)
     title: str
     #: where the binding's other parts live, as ``"module:name"`` (a module starting with
-    #: ``.`` is in the runtime's package; imported on first use by :func:`load`): the Spark reader of the landing shape (a subclass of
-    #: ``xrgen_runtime.spark.wires.Wire``, built with this declaration), the in-memory broker
-    #: class of ``xrgen_runtime.testing``, and the function giving a copy of a wire message
-    #: addressed to a dead-letter destination ``(message, destination, reason, detail)``
+    #: ``.`` is in the runtime's package; imported on first use by :func:`load`): the Spark
+    #: reader of the landing shape (a subclass of ``xrgen_runtime.spark.wires.Wire``, built
+    #: with this declaration), the in-memory broker class of ``xrgen_runtime.testing``, and
+    #: the function giving a copy of a wire message addressed to a dead-letter destination
+    #: ``(message, destination, reason, detail)``
     spark_reader: str
     broker: str
     readdress: str
