@@ -32,7 +32,8 @@ if TYPE_CHECKING:
 _PACKAGE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 #: modules a generated package imports or sits beside: a package of the same name would
-#: shadow them (``--package pydantic``) or be shadowed
+#: shadow them (``--package pydantic``) or be shadowed; and the client libraries of the
+#: bindings (:func:`_client_modules`)
 DEPENDENCY_MODULES = frozenset(
     {
         "xrgen",
@@ -48,13 +49,6 @@ DEPENDENCY_MODULES = frozenset(
         "jsonschema",
         "datamodel_code_generator",
         "black",
-        "confluent_kafka",
-        "paho",
-        "proton",
-        "nats",
-        "httpx",
-        "pulsar",
-        "rocketmq",
         "pyspark",
         "fastavro",
         "google",
@@ -65,6 +59,13 @@ DEPENDENCY_MODULES = frozenset(
 )
 
 
+def _client_modules() -> frozenset[str]:
+    """The top-level modules of every binding's client library (from its declaration)."""
+    from xrgen_runtime.bindings import BINDINGS
+
+    return frozenset(m for b in BINDINGS.values() for m in b.client_modules)
+
+
 def package_problem(name: str) -> str | None:
     """Why ``name`` cannot be the generated package's name, or ``None`` when it can."""
     if not _PACKAGE.fullmatch(name):
@@ -73,7 +74,7 @@ def package_problem(name: str) -> str | None:
         return "is a Python keyword"
     if name in sys.stdlib_module_names or name in sys.builtin_module_names:
         return "is a standard library module; the package would shadow it"
-    if name in DEPENDENCY_MODULES:
+    if name in DEPENDENCY_MODULES or name in _client_modules():
         return "is a module the generated package or xrgen depends on"
     return None
 

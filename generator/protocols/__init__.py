@@ -4,9 +4,9 @@ Each module (``kafka``, ``amqp``, ``mqtt``, ``nats``, ``http``, ``pulsar``, ``ro
 its binding's spellings and versions, its option model and checks, the mapping of its options
 to the IR (``*Binding`` fields of the runtime) and its routing fields. What the runtime needs
 too (family, transit and case-insensitive fields, Spark landing shape) the module reads from
-the runtime's declaration of the binding (``xrgen_runtime.bindings.BINDINGS``). Adding a
-binding means a module here (listed in ``_MODULES``) plus its runtime declaration, codec and
-adapter; the rest of the generator asks this table.
+the runtime's declaration of the binding (``xrgen_runtime.bindings.BINDINGS``), and each
+declared binding has its module here, named like it. Adding a binding means a module here
+plus its runtime declaration, codec and adapter; the rest of the generator asks this table.
 
 ``lookup`` is the one protocol normalizer: ``"Kafka/3.6"`` is ``KAFKA``, ``"MQTT/3.1"``
 ``MQTT/3.1.1``, bare ``"MQTT"`` ``MQTT/5.0``, ``"HTTP/1.1"`` ``HTTP``, ``"AMQP/0.9.1"`` nothing.
@@ -14,7 +14,11 @@ adapter; the rest of the generator asks this table.
 
 from __future__ import annotations
 
-from . import amqp, http, kafka, mqtt, nats, pulsar, rocketmq
+import importlib
+from types import ModuleType
+
+from xrgen_runtime.bindings import BINDINGS
+
 from ._base import (
     CONNECTION_OPTIONS,
     Protocol,
@@ -51,7 +55,10 @@ __all__ = [
     "with_defaults",
 ]
 
-_MODULES = (kafka, amqp, mqtt, nats, http, pulsar, rocketmq)
+#: the module of each binding the runtime declares, in the runtime's order
+_MODULES: tuple[ModuleType, ...] = tuple(
+    importlib.import_module(f"{__name__}.{name}") for name in BINDINGS
+)
 
 #: canonical protocol id -> its binding
 PROTOCOLS: dict[str, Protocol] = {p.id: p for m in _MODULES for p in m.PROTOCOLS}

@@ -134,10 +134,12 @@ def test_testing_brokers() -> None:
     brokers = importlib.import_module("xrgen_runtime.testing._brokers")
     plugin = importlib.import_module("xrgen_runtime.testing.plugin")
     testing = importlib.import_module("xrgen_runtime.testing")
-    assert [f.name for f in dataclasses.fields(brokers.Brokers)] == IDS
     every = brokers.Brokers()
+    assert list(every) == [every[name] for name in IDS]
     for b in SPECS:
         broker: Any = getattr(every, b.name)
+        assert every[b.name] is broker
+        assert b.part(b.broker) is type(broker)
         assert type(broker).__name__ == b.stem + "Broker"
         assert getattr(testing, b.stem + "Broker") is type(broker)
         assert broker.codec == b.name
@@ -191,3 +193,27 @@ def test_spark_landing_shapes() -> None:
         assert {wire.payload, *wire.lineage, *wire.fields.values()} <= landing, b.name
         assert all(wire.caseless(f) for f in b.caseless)
         assert all(wire.expected((f,), "x") == "X" for f in b.upper)
+
+
+def test_extras_and_client_modules() -> None:
+    """The runtime's extra of each binding is its declared client library (``all`` has them
+    all), and the generator refuses a package named like a client library's module."""
+    import tomllib
+
+    from xrgen import cli
+
+    pyproject = tomllib.loads((RUNTIME.parent / "pyproject.toml").read_text())
+    extras = pyproject["project"]["optional-dependencies"]
+    (every,) = extras["all"]
+    for b in SPECS:
+        assert extras[b.name] == [b.requirement], b.name
+        assert b.name in every.partition("[")[2].rstrip("]").split(","), b.name
+        for module in b.client_modules:
+            assert importlib.util.find_spec(module) is not None, module
+            assert cli.package_problem(module) is not None, module
+
+
+def test_dead_letter_readdressing() -> None:
+    deadletter = importlib.import_module("xrgen_runtime.serving._deadletter")
+    for b in SPECS:
+        assert deadletter._READDRESS[b.message_type] is b.part(b.readdress)

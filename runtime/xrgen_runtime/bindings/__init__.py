@@ -30,18 +30,21 @@ writes the raw payload and the binding metadata.
 
 The package itself is the registry of bindings: ``BINDINGS`` maps each binding's name to its
 declaration (:class:`BindingSpec`: types, family, protocols, transit and case-insensitive
-fields, codec and adapter modules, Spark landing shape), declared once in the binding's
-``_<name>.py`` beside its codec. Importing the registry imports no codec, pydantic or client
-library. A binding is its declaration and codec here, its adapter in ``adapters/`` and its
-module in the generator's ``protocols/``.
+fields, codec and adapter modules, Spark landing shape and reader, in-memory broker, client
+library), declared once in the binding's ``_<name>.py`` beside its codec ``<name>.py``: the
+registry is found from the modules of this package, and every other part of the runtime (and
+the generator's command line) loops over it. Importing the registry imports no codec,
+pydantic or client library. A binding is its declaration and codec here, its adapter in
+``adapters/`` and its module in the generator's ``protocols/``.
 """
 
 from __future__ import annotations
 
+import importlib
+import os
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from . import _amqp, _http, _kafka, _mqtt, _nats, _pulsar, _rocketmq
 from ._amqp import AmqpBinding as AmqpBinding
 from ._amqp import AmqpMessage as AmqpMessage
 from ._http import HttpBinding as HttpBinding
@@ -66,13 +69,26 @@ __all__ = [
     "by_protocol",
 ]
 
-#: binding name -> its declaration, in the order the bindings are documented
-BINDINGS: Mapping[str, BindingSpec] = MappingProxyType(
-    {
-        m.BINDING.name: m.BINDING
-        for m in (_kafka, _amqp, _mqtt, _nats, _http, _pulsar, _rocketmq)
+
+def _declared() -> list[BindingSpec]:
+    """Every ``_<name>.py`` of this package that has a codec ``<name>.py`` beside it holds a
+    binding's declaration (its ``BINDING``)."""
+    modules = {
+        entry.name.removesuffix(".py")
+        for folder in __path__
+        for entry in os.scandir(folder)
+        if entry.name.endswith(".py")
     }
-)
+    found = [
+        importlib.import_module(f"{__name__}._{name}").BINDING
+        for name in sorted(modules)
+        if not name.startswith("_") and "_" + name in modules
+    ]
+    return sorted(found, key=lambda b: (b.order, b.name))
+
+
+#: binding name -> its declaration, in the order the bindings are documented
+BINDINGS: Mapping[str, BindingSpec] = MappingProxyType({b.name: b for b in _declared()})
 
 #: Protocol metadata carried by an event: filled by producers from the message definition's
 #: protocol options, and by decoders from the wire message (one type per binding).

@@ -92,4 +92,11 @@ BINDING = BindingSpec(
     ),
     decoder="decode_amqp",
     decoder_doc="Decode landed AMQP 1.0 messages (LANDING_SCHEMAS['amqp']).",
+    order=1,
+    requirement="python-qpid-proton>=0.39",
+    client_modules=frozenset({"proton"}),
+    title="AMQP 1.0 broker",
+    spark_reader=".spark.wires:_Amqp",
+    broker=".testing._brokers:AmqpBroker",
+    readdress=".serving._deadletter:_amqp",
 )

@@ -52,4 +52,11 @@ BINDING = BindingSpec(
     decoder_doc="Decode landed HTTP requests (LANDING_SCHEMAS['http']).",
     caseless=frozenset({"headers"}),
     upper=frozenset({"method"}),
+    order=4,
+    requirement="httpx>=0.27",
+    client_modules=frozenset({"httpx"}),
+    title="HTTP router",
+    spark_reader=".spark.wires:_Http",
+    broker=".testing._brokers:HttpBroker",
+    readdress=".serving._deadletter:_http",
 )

@@ -55,4 +55,11 @@ BINDING = BindingSpec(
     ),
     # the producer's partitioner may place a record elsewhere
     transit=frozenset({"partition"}),
+    order=0,
+    requirement="confluent-kafka>=2.3",
+    client_modules=frozenset({"confluent_kafka"}),
+    title="Kafka broker",
+    spark_reader=".spark.wires:_Kafka",
+    broker=".testing._brokers:KafkaBroker",
+    readdress=".serving._deadletter:_kafka",
 )

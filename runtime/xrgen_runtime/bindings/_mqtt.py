@@ -70,4 +70,11 @@ BINDING = BindingSpec(
     # brokers downgrade qos, clear retain on delivery and count the expiry down
     transit=frozenset({"qos", "retain", "message_expiry_interval"}),
     attribute_entries=frozenset({"user_properties"}),
+    order=2,
+    requirement="paho-mqtt>=2.0",
+    client_modules=frozenset({"paho"}),
+    title="MQTT 5.0/3.1.1 broker",
+    spark_reader=".spark.wires:_Mqtt",
+    broker=".testing._brokers:MqttBroker",
+    readdress=".serving._deadletter:_mqtt",
 )

@@ -44,4 +44,11 @@ BINDING = BindingSpec(
     decoder="decode_nats",
     decoder_doc="Decode landed NATS messages (LANDING_SCHEMAS['nats']).",
     caseless=frozenset({"headers"}),
+    order=3,
+    requirement="nats-py>=2.6",
+    client_modules=frozenset({"nats"}),
+    title="NATS server",
+    spark_reader=".spark.wires:_Nats",
+    broker=".testing._brokers:NatsBroker",
+    readdress=".serving._deadletter:_nats",
 )

@@ -51,4 +51,11 @@ BINDING = BindingSpec(
     decoder_doc="Decode landed Pulsar messages (LANDING_SCHEMAS['pulsar']).",
     # set by the sending client
     transit=frozenset({"event_time"}),
+    order=5,
+    requirement="pulsar-client>=3.4",
+    client_modules=frozenset({"pulsar"}),
+    title="Pulsar broker",
+    spark_reader=".spark.wires:_Pulsar",
+    broker=".testing._brokers:PulsarBroker",
+    readdress=".serving._deadletter:_pulsar",
 )

@@ -48,4 +48,11 @@ BINDING = BindingSpec(
     ),
     decoder="decode_rocketmq",
     decoder_doc="Decode landed RocketMQ messages (LANDING_SCHEMAS['rocketmq']).",
+    order=6,
+    requirement="rocketmq-python-client>=5.0",
+    client_modules=frozenset({"rocketmq"}),
+    title="RocketMQ broker",
+    spark_reader=".spark.wires:_RocketMq",
+    broker=".testing._brokers:RocketMqBroker",
+    readdress=".serving._deadletter:_rocketmq",
 )

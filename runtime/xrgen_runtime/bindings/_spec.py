@@ -23,6 +23,7 @@ __all__ = [
     "LandingField",
     "LandingType",
     "array",
+    "load",
     "mapping",
     "spark_json",
     "struct",
@@ -86,6 +87,17 @@ def spark_json(kind: LandingType) -> Any:
     raise ValueError(f"not a landing type: {kind!r}")
 
 
+#: the runtime's package (``xrgen_runtime``)
+_RUNTIME = __package__.rpartition(".")[0]
+
+
+def load(ref: str) -> Any:
+    """The object ``ref`` names: ``"module:name"``; a module starting with ``.`` is in the
+    runtime's package (``".testing._brokers:KafkaBroker"``)."""
+    module, _, name = ref.partition(":")
+    return getattr(importlib.import_module(module, _RUNTIME), name)
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class BindingSpec:
     """Everything the runtime knows about one protocol binding, declared once (one instance
@@ -118,6 +130,25 @@ class BindingSpec:
     #: documentation
     decoder: str
     decoder_doc: str
+    #: the binding's place in ``BINDINGS`` (the order the bindings are documented in)
+    order: int
+    #: the client library the adapter drives: the requirement of the runtime's extra named
+    #: like the binding (``"confluent-kafka>=2.3"``) and the top-level modules it installs
+    #: (a generated package must not be named like them)
+    requirement: str
+    client_modules: frozenset[str]
+    #: what the in-memory broker stands for, in its pytest fixture's documentation
+    #: (``"Kafka broker"``)
+    title: str
+    #: where the binding's other parts live, as ``"module:name"`` (a module starting with
+    #: ``.`` is in the runtime's package; imported on first use by :func:`load`): the Spark
+    #: reader of the landing shape (a subclass of ``xrgen_runtime.spark.wires.Wire``, built
+    #: with this declaration), the in-memory broker class of ``xrgen_runtime.testing``, and
+    #: the function giving a copy of a wire message addressed to a dead-letter destination
+    #: ``(message, destination, reason, detail)``
+    spark_reader: str
+    broker: str
+    readdress: str
     #: ``binding_type`` fields that brokers may change in transit: never matched
     transit: frozenset[str] = frozenset()
     #: fields of name/value entries whose names are case-insensitive (HTTP and NATS headers)
@@ -154,6 +185,10 @@ class BindingSpec:
     def codec(self) -> ModuleType:
         """The codec module (imported on first use)."""
         return importlib.import_module(self.codec_module)
+
+    def part(self, ref: str) -> Any:
+        """The object a ``"module:name"`` field names (``spec.part(spec.broker)``)."""
+        return load(ref)
 
     def landing_json(self) -> Any:
         """The landing schema in Spark's JSON schema form (``StructType.fromJson``)."""

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 from ..adapters._bridge import blocking
 from ..bindings import (
+    BINDINGS,
     AmqpMessage,
     HttpMessage,
     KafkaMessage,
@@ -94,14 +95,9 @@ def _rocketmq(m: RocketMqMessage, to: str, reason: str, detail: str) -> RocketMq
     return replace(m, topic=to, properties=props)
 
 
+#: wire message type -> its binding's re-addressing function (named by its declaration)
 _READDRESS: dict[type, Callable[[Any, str, str, str], Any]] = {
-    KafkaMessage: _kafka,
-    MqttMessage: _mqtt,
-    AmqpMessage: _amqp,
-    NatsMessage: _nats,
-    HttpMessage: _http,
-    PulsarMessage: _pulsar,
-    RocketMqMessage: _rocketmq,
+    b.message_type: b.part(b.readdress) for b in BINDINGS.values()
 }
 
 

@@ -136,6 +136,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from ..bindings import BINDINGS
+
 if TYPE_CHECKING:
     from .columns import parse_type
     from .decoder import (
@@ -168,14 +170,8 @@ _HOMES = {
     "UNKNOWN_TYPE": ".errors",
     "VALIDATION_ERROR": ".errors",
     "Writer": ".decoder",
-    "decode_amqp": ".decoder",
-    "decode_http": ".decoder",
     "decode_json": ".decoder",
-    "decode_kafka": ".decoder",
-    "decode_mqtt": ".decoder",
-    "decode_nats": ".decoder",
-    "decode_pulsar": ".decoder",
-    "decode_rocketmq": ".decoder",
+    **{b.decoder: ".decoder" for b in BINDINGS.values()},
     "parse_type": ".columns",
     "template_regex": ".targets",
 }
@@ -201,6 +197,7 @@ __all__ = [
     "parse_type",
     "template_regex",
 ]
+__all__ += sorted(set(_HOMES) - set(__all__))
 
 
 def __getattr__(name: str) -> Any:

@@ -5,12 +5,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pyspark.sql import DataFrame
 from pyspark.sql.types import DataType
 
 from .._definitions import MessageDef
+from ..bindings import BINDINGS
 from . import binary, outputs, route
 from . import names as N
 from . import sql as S
@@ -228,7 +229,11 @@ class SparkDecoder:
         return found
 
 
-def _decoder(binding: str) -> Callable[..., tuple[Outputs, DataFrame]]:
+#: a landing shape's decoder: ``decode(df, defs, schemas, **options)``
+Decode = Callable[..., tuple[Outputs, DataFrame]]
+
+
+def _decoder(binding: str) -> Decode:
     def decode(
         df: DataFrame,
         defs: Sequence[MessageDef],
@@ -245,11 +250,19 @@ def _decoder(binding: str) -> Callable[..., tuple[Outputs, DataFrame]]:
     return decode
 
 
-decode_kafka = _decoder("kafka")
-decode_json = _decoder("json")
-decode_amqp = _decoder("amqp")
-decode_mqtt = _decoder("mqtt")
-decode_nats = _decoder("nats")
-decode_http = _decoder("http")
-decode_pulsar = _decoder("pulsar")
-decode_rocketmq = _decoder("rocketmq")
+#: the decoder of each landing shape by its public name: ``decode_json`` and every declared
+#: binding's (``BindingSpec.decoder``), also attributes of this module
+DECODERS: dict[str, Decode] = {
+    "decode_json": _decoder("json"),
+    **{b.decoder: _decoder(name) for name, b in BINDINGS.items()},
+}
+globals().update(DECODERS)
+if TYPE_CHECKING:
+    decode_json: Decode
+    decode_kafka: Decode
+    decode_amqp: Decode
+    decode_mqtt: Decode
+    decode_nats: Decode
+    decode_http: Decode
+    decode_pulsar: Decode
+    decode_rocketmq: Decode

@@ -270,17 +270,7 @@ class _Json(Wire):
         return S.col("value").cast("binary")
 
 
-#: how each landing shape is read, by binding name (and ``json``: structured events as text)
-_READERS: dict[str, type[Wire]] = {
-    "kafka": _Kafka,
-    "amqp": _Amqp,
-    "mqtt": _Mqtt,
-    "nats": _Nats,
-    "http": _Http,
-    "pulsar": _Pulsar,
-    "rocketmq": _RocketMq,
-}
 WIRES: dict[str, Wire] = {
-    **{name: _READERS[name](spec) for name, spec in BINDINGS.items()},
+    **{name: spec.part(spec.spark_reader)(spec) for name, spec in BINDINGS.items()},
     "json": _Json(),
 }

@@ -20,8 +20,10 @@ The names load on first use, so ``import xrgen_runtime.testing`` is cheap.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from ..bindings import BINDINGS
+from ..bindings._spec import load
 
 if TYPE_CHECKING:
     from ._broker import (
@@ -46,7 +48,8 @@ if TYPE_CHECKING:
     from ._examples import example_event, example_events
     from ._schema import ExampleError
 
-_WHERE = {
+#: the module of each name of this package
+_HOMES = {
     "AsyncBrokerReceiver": "_broker",
     "AsyncBrokerSender": "_broker",
     "BrokerReceiver": "_broker",
@@ -54,17 +57,16 @@ _WHERE = {
     "Delivery": "_broker",
     "InMemoryBroker": "_broker",
     "Subscription": "_broker",
-    "AmqpBroker": "_brokers",
     "Brokers": "_brokers",
-    "HttpBroker": "_brokers",
-    "KafkaBroker": "_brokers",
-    "MqttBroker": "_brokers",
-    "NatsBroker": "_brokers",
-    "PulsarBroker": "_brokers",
-    "RocketMqBroker": "_brokers",
     "example_event": "_examples",
     "example_events": "_examples",
     "ExampleError": "_schema",
+}
+#: public name -> ``"module:name"``: the names above, and each binding's in-memory broker
+#: where its declaration puts it
+_WHERE = {
+    **{name: f".testing.{home}:{name}" for name, home in _HOMES.items()},
+    **{b.stem + "Broker": b.broker for b in BINDINGS.values()},
 }
 
 __all__ = [
@@ -87,13 +89,14 @@ __all__ = [
     "example_event",
     "example_events",
 ]
+__all__ += sorted(set(_WHERE) - set(__all__))
 
 
 def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
+    where = _WHERE.get(name)
+    if where is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    value = load(where)
     globals()[name] = value
     return value
 

@@ -6,7 +6,6 @@ import dataclasses
 import re
 import zlib
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..adapters._sender import AsyncSender, Sender
@@ -416,17 +415,37 @@ class RocketMqBroker(InMemoryBroker[RocketMqMessage]):
 PROTOCOLS = {p: b.name for b in BINDINGS.values() for p in b.protocols}
 
 
-@dataclass(slots=True)
 class Brokers:
-    """One in-memory broker per binding."""
+    """One in-memory broker per binding, the attribute named like the binding
+    (``brokers.kafka``; also ``brokers["kafka"]``); ``Brokers(kafka=broker)`` uses that
+    broker, and a fresh one of each binding not given."""
 
-    kafka: KafkaBroker = field(default_factory=KafkaBroker)
-    amqp: AmqpBroker = field(default_factory=AmqpBroker)
-    mqtt: MqttBroker = field(default_factory=MqttBroker)
-    nats: NatsBroker = field(default_factory=NatsBroker)
-    http: HttpBroker = field(default_factory=HttpBroker)
-    pulsar: PulsarBroker = field(default_factory=PulsarBroker)
-    rocketmq: RocketMqBroker = field(default_factory=RocketMqBroker)
+    kafka: KafkaBroker
+    amqp: AmqpBroker
+    mqtt: MqttBroker
+    nats: NatsBroker
+    http: HttpBroker
+    pulsar: PulsarBroker
+    rocketmq: RocketMqBroker
+
+    def __init__(self, **given: InMemoryBroker[Any]) -> None:
+        unknown = sorted(set(given) - set(BINDINGS))
+        if unknown:
+            raise TypeError(f"no binding named {', '.join(unknown)}")
+        for name, spec in BINDINGS.items():
+            broker = given.get(name)
+            setattr(self, name, spec.part(spec.broker)() if broker is None else broker)
+
+    def __getitem__(self, name: str) -> InMemoryBroker[Any]:
+        """The broker of the binding ``name``."""
+        if name not in BINDINGS:
+            raise KeyError(name)
+        broker: InMemoryBroker[Any] = getattr(self, name)
+        return broker
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{name}={self[name]!r}" for name in BINDINGS)
+        return f"Brokers({inner})"
 
     def for_protocol(self, protocol: str | None) -> InMemoryBroker[Any]:
         """The broker of a message definition's ``protocol`` (``MessageDef.protocol``:
@@ -434,9 +453,8 @@ class Brokers:
         """
         if protocol is None:
             raise KeyError("a definition without a protocol travels over any binding")
-        broker: InMemoryBroker[Any] = getattr(self, PROTOCOLS[protocol])
-        return broker
+        return self[PROTOCOLS[protocol]]
 
     def __iter__(self) -> Iterator[InMemoryBroker[Any]]:
-        for f in dataclasses.fields(self):
-            yield getattr(self, f.name)
+        for name in BINDINGS:
+            yield self[name]
