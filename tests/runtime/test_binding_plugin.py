@@ -162,7 +162,7 @@ TOY_FILES = {
 
         from xrgen_runtime.bindings import BINDINGS
 
-        from ..catalog_model import LooseStr, NameValueList, OptionsModel
+        from ..model.catalog import LooseStr, NameValueList, OptionsModel
         from ._base import Protocol, any_version
 
         class ToyOptions(OptionsModel):
@@ -239,7 +239,7 @@ ToyMessage = spec.message_type
 
 # generate a package from a catalog with a TOY message, and import it
 result = api.generate([str(here / "toy.json")], "toyshop", formatter=Formatter(cache_dir=here / "cache"))
-assert result.ok, result.diagnostics
+assert result.ok, [str(d) for d in result.diagnostics]
 write(here / "out", "toyshop", result.files)
 sys.path.insert(0, str(here / "out"))
 import toyshop
