@@ -105,8 +105,8 @@ def _client_config(
 
 
 def _reachable(client: Any, brokers: _Brokers, timeout: float) -> Any:
-    """The cluster's metadata; raise ``ConnectFailed`` unless a broker answers the request
-    in ``timeout``; from then on the error callback tracks the brokers (``_Brokers``)."""
+    """The cluster's metadata; ``ConnectFailed`` unless a broker answers in ``timeout``;
+    from then on the error callback tracks the brokers (``_Brokers``)."""
     try:
         return client.list_topics(timeout=timeout)
     except confluent_kafka.KafkaException as exc:
