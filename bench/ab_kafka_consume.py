@@ -28,7 +28,6 @@ import importlib
 import shutil
 import statistics
 import sys
-import tempfile
 import time
 import uuid
 from collections.abc import Callable
@@ -39,8 +38,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_brokers as brokers  # noqa: E402
 import bench_dispatch as dispatch  # noqa: E402
+from ab_runtimes import side_by_side  # noqa: E402
 
-RUNTIME = Path(__file__).resolve().parent.parent / "runtime" / "xrgen_runtime"
 CONSUMER = {"auto.offset.reset": "earliest", "session.timeout.ms": 6000}
 
 
@@ -125,13 +124,11 @@ def main() -> None:
     ap.add_argument("--count", type=int, default=30_000)
     ap.add_argument("--rounds", type=int, default=7)
     args = ap.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="xrgen-ab-kafka-"))
+    work, this, other = side_by_side(args.other)
     try:
-        shutil.copytree(RUNTIME, work / "xrgen_runtime_a")
-        shutil.copytree(args.other, work / "xrgen_runtime_b")
-        sys.path.insert(0, str(work))
-        a, b = side("xrgen_runtime_a"), side("xrgen_runtime_b")
-        models = {defn.type: defn.model for defn in dispatch.catalog(importlib.import_module("xrgen_runtime_a"), 10)}
+        a, b = side(this), side(other)
+        rt = importlib.import_module(this)
+        models = {defn.type: defn.model for defn in dispatch.catalog(rt, 10)}
         with brokers.tansu(work) as port:
             bootstrap, topic = f"{brokers.HOST}:{port}", f"ab-{uuid.uuid4().hex[:8]}"
             fill(bootstrap, topic, a[2], args.count)
