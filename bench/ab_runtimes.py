@@ -92,17 +92,23 @@ def interleaved(cases: list[tuple[Callable[[Any], object], list[Any]]], rounds: 
     return out
 
 
+def side_by_side(other: Path) -> tuple[Path, str, str]:
+    """A temporary folder (first on ``sys.path``) with this runtime and ``other`` copied as
+    the packages ``xrgen_runtime_a`` and ``xrgen_runtime_b``; returns it and the two names."""
+    work = Path(tempfile.mkdtemp(prefix="xrgen-ab-"))
+    shutil.copytree(RUNTIME, work / "xrgen_runtime_a")
+    shutil.copytree(other, work / "xrgen_runtime_b")
+    sys.path.insert(0, str(work))
+    return work, "xrgen_runtime_a", "xrgen_runtime_b"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("other", type=Path, help="the other xrgen_runtime folder")
     ap.add_argument("--rounds", type=int, default=41)
     args = ap.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="xrgen-ab-"))
+    work, a, b = side_by_side(args.other)
     try:
-        shutil.copytree(RUNTIME, work / "xrgen_runtime_a")
-        shutil.copytree(args.other, work / "xrgen_runtime_b")
-        sys.path.insert(0, str(work))
-        a, b = "xrgen_runtime_a", "xrgen_runtime_b"
         t = codecs.measure([round_trip(a), round_trip(b), codecs.floor("kafka", "binary")],
                            1000, args.rounds)
         m = [statistics.median(x) for x in t]

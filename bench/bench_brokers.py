@@ -11,13 +11,14 @@ which goes first, on fresh topics / queues / streams:
 
 - produce: ``N`` events sent and confirmed by the broker (MQTT QoS 1 PUBACK, JetStream PubAck,
   AMQP accepted disposition, Kafka delivery report, core NATS a flush after the last publish).
-  xrgen: ``MESSAGES[id].create(payload)`` and ``ep.sender().send(event)``, then ``flush``.
+  xrgen: ``MESSAGES[id].create(payload)`` and ``ep.sender().send(event)`` (NATS and
+  JetStream: ``ep.async_sender()``), then ``flush``.
   Hand-written: the same model instance, ``model_dump_json``, the CloudEvents attributes
   (uuid4 id, current time) as the binding's headers or properties, the client's publish.
 - consume: ``N`` events waiting in the broker (core NATS: in the subscription's buffer) are
   received, decoded, validated into the model and handed to a handler, each acknowledged after
-  it (core NATS has no acknowledgement). xrgen: ``ep.receiver()`` and
-  ``run(ep.dispatcher().dispatch)``. Hand-written: the client's receive loop or callback, the
+  it (core NATS has no acknowledgement). xrgen: ``ep.receiver()`` (NATS and JetStream:
+  ``ep.async_receiver()``) and ``run(ep.dispatcher().dispatch)``. Hand-written: the client's receive loop or callback, the
   attributes read from the headers, ``Model.model_validate_json``, the handler, the client's
   acknowledgement. Timed from the first message handled to the last, so connecting and
   joining a group count for neither.
@@ -597,7 +598,7 @@ class Nats(Case):
 
     def produce_xrgen(self, n: int, name: str) -> float:
         async def main() -> float:
-            async with self.pkg.ENDPOINTS[self.out].sender(**self.where(name)) as s:
+            async with self.pkg.ENDPOINTS[self.out].async_sender(**self.where(name)) as s:
                 start = time.perf_counter()
                 for _ in range(n):
                     await s.send(self.create(PAYLOAD))
@@ -650,7 +651,7 @@ class Nats(Case):
         d = self.dispatcher(n, done, times)
 
         async def main() -> None:
-            async with self.pkg.ENDPOINTS[self.into].receiver(**self.where(name)) as r:
+            async with self.pkg.ENDPOINTS[self.into].async_receiver(**self.where(name)) as r:
                 await self.before_consume(n, name)
                 await self.serve_async(r, d, n, times)
 

