@@ -195,6 +195,7 @@ def test_spark_landing_shapes() -> None:
         assert all(wire.expected((f,), "x") == "X" for f in b.upper)
 
 
+@pytest.mark.clients
 def test_extras_and_client_modules() -> None:
     """The runtime's extra of each binding is its declared client library (``all`` has them
     all), and the generator refuses a package named like a client library's module."""

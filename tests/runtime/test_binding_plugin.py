@@ -24,6 +24,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
 import xrgen_runtime
 
 import xrgen
@@ -222,6 +223,7 @@ DRIVE = """
 import sys
 from pathlib import Path
 
+import pytest
 import xrgen_runtime
 from xrgen import api, cli
 from xrgen.format import Formatter
@@ -313,6 +315,7 @@ def _different(original: Path, copy: Path, prefix: str) -> set[str]:
     return found
 
 
+@pytest.mark.spark
 def test_a_toy_binding_is_its_own_files(tmp_path: Path) -> None:
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     shutil.copytree(RUNTIME, tmp_path / "xrgen_runtime", ignore=ignore)
