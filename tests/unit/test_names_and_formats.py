@@ -40,6 +40,10 @@ def test_spellings_the_real_catalogs_use_are_fine(spelled: str) -> None:
         ("JSON", "names a data format, not a schema language; read as JSON Schema"),
         ("XML", "names a data format, not a schema language; read as XML Schema"),
         ("JsonSchema", "has no version ('JsonSchema/<version>', e.g. 'JsonSchema/draft-07')"),
+        (
+            "JsonStructure",
+            "has no version ('JsonStructure/<version>', e.g. 'JsonStructure/draft-04')",
+        ),
         ("JsonSchema/draft-99", "JSON Schema version 'draft-99' is not one xrgen knows"),
         ("Avro/2.0", "Avro schema version '2.0' is not one xrgen knows"),
         ("Protobuf/4", "Protobuf schema version '4' is not one xrgen knows"),
@@ -52,7 +56,13 @@ def test_known_formats_spelled_against_name_and_version(spelled: str, problem: s
 
 @pytest.mark.parametrize(
     ("spelled", "hint"),
-    [("Jsn/1", "JsonSchema"), ("Avr/1.11", "Avro"), ("Protobf/3", "Protobuf"), ("XDS/1.1", "XSD")],
+    [
+        ("Jsn/1", "JsonSchema"),
+        ("Avr/1.11", "Avro"),
+        ("Protobf/3", "Protobuf"),
+        ("XDS/1.1", "XSD"),
+        ("JsonStructur/draft-04", "JsonStructure"),
+    ],
 )
 def test_unknown_formats_name_the_closest(spelled: str, hint: str) -> None:
     assert format_problem(spelled) is None

@@ -48,10 +48,10 @@ TITLE = "JSON Structure"
 CONTENT_TYPE = "application/json"
 #: ``$schema`` prefix of JSON Structure meta-schemas
 META_PREFIX = "https://json-structure.org/meta/"
-#: the format name, as messages spell it; no versions are told apart
-FORMAT = TITLE
+#: the format name as xRegistry spells it; no versions are told apart
+FORMAT = "JsonStructure"
 VERSIONS: str | None = None
-EXAMPLE = FORMAT
+EXAMPLE = "JsonStructure/draft-04"
 DATA_NAMES: frozenset[str] = frozenset()
 #: schemas are JSON documents; instances travel as JSON (no codec to register)
 JSON_SCHEMA = False
