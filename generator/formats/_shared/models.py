@@ -6,10 +6,14 @@ from __future__ import annotations
 import ast
 import keyword
 import re
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from ...literals import docstring, py_str
 from ...naming import Scope, snake
+
+if TYPE_CHECKING:
+    from ...model import ir
 
 #: location, code, message
 Diag = tuple[str, str, str]
@@ -33,6 +37,23 @@ ALWAYS_RESERVED = frozenset(
     | {"RootModel", "UUID", "date", "datetime", "time", "TimestampMillis", "TimeMillis", "Float32"}
     | {"Int32", "Int64", "UInt32", "UInt64"}
 )
+
+
+class PayloadModels:
+    """What every format's model renderer holds: its payloads, the module's imports and names,
+    and the diagnostics it adds."""
+
+    def __init__(
+        self,
+        payloads: Sequence[ir.Payload],
+        imports: Imports,
+        scope: Scope,
+        diags: list[Diag],
+    ) -> None:
+        self.payloads = payloads
+        self.imports = imports
+        self.scope = scope
+        self.diags = diags
 
 
 class Imports:

@@ -15,6 +15,7 @@ from .._shared.models import (
     RESERVED_MEMBERS,
     Diag,
     Imports,
+    PayloadModels,
     claim_class,
     enum_member,
     model_docstring,
@@ -159,7 +160,7 @@ class _AvroSchema:
         return json.dumps([[n, self.named[n].flat] for n in sorted(seen)], sort_keys=True)
 
 
-class AvroModule:
+class AvroModule(PayloadModels):
     """Avro payloads -> pydantic source; identical named types are emitted once."""
 
     def __init__(
@@ -169,10 +170,7 @@ class AvroModule:
         scope: Scope,
         diags: list[Diag],
     ) -> None:
-        self.payloads = payloads
-        self.imports = imports
-        self.scope = scope
-        self.diags = diags
+        super().__init__(payloads, imports, scope, diags)
         self.by_signature: dict[str, str] = {}
         self.blocks: list[str] = []
 

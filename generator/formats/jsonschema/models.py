@@ -24,7 +24,7 @@ from typing import Any
 
 from ...model import ir
 from ...naming import Scope, pascal
-from .._shared.models import Diag, Imports, claim_class, permissive, subclass
+from .._shared.models import Diag, Imports, PayloadModels, claim_class, permissive, subclass
 from .._shared.pointers import node_at, pointer_tokens
 from .codes import XRG_JSON_UNMAPPED, XRG_JSON_WARNING, XRG_REF_UNSUPPORTED
 from .payloads import nfkc_aliases
@@ -112,7 +112,7 @@ class _Shape:
     permissive: bool = False
 
 
-class JsonBatch:
+class JsonBatch(PayloadModels):
     """All JSON Schema payloads of a module through one datamodel-code-generator call."""
 
     def __init__(
@@ -122,10 +122,7 @@ class JsonBatch:
         scope: Scope,
         diags: list[Diag],
     ) -> None:
-        self.payloads = payloads
-        self.imports = imports
-        self.scope = scope
-        self.diags = diags
+        super().__init__(payloads, imports, scope, diags)
         #: wire name -> Python field name, for names Python reads differently (NFKC)
         self.aliases: dict[str, str] = {}
 

@@ -23,6 +23,7 @@ from .._shared.models import (
     RESERVED_MEMBERS,
     Diag,
     Imports,
+    PayloadModels,
     claim_class,
     enum_member,
     model_docstring,
@@ -142,7 +143,7 @@ class _Class:
     fields: dict[str, str]
 
 
-class StructureModule:
+class StructureModule(PayloadModels):
     """JSON Structure payloads -> pydantic source (see the module doc)."""
 
     def __init__(
@@ -152,10 +153,7 @@ class StructureModule:
         scope: Scope,
         diags: list[Diag],
     ) -> None:
-        self.payloads = payloads
-        self.imports = imports
-        self.scope = scope
-        self.diags = diags
+        super().__init__(payloads, imports, scope, diags)
         self.blocks: list[str] = []
         #: (document signature, pointer) -> class of a declaration or inline type
         self.classes: dict[tuple[str, str], _Class] = {}
