@@ -117,6 +117,56 @@ def test_jetstream_round_trip_and_nak_redelivery(
         assert_same_event(by_id[event.attributes["id"]], event)
 
 
+def test_jetstream_close_gives_back_what_a_lingering_pull_delivered(
+    rt: ModuleType, nats_url: str
+) -> None:
+    """A pull request of the receiver's may deliver after its fetch returned (the server
+    answers it until it expires): closing gives those messages back at once, so a receiver
+    that takes over gets them now, not after the consumer's ack_wait (60 s here)."""
+    import json
+
+    nats_codec, na = codec(rt, "nats"), adapter(rt, "nats")
+    name = unique("js").upper().replace("-", "_")
+    subject = name.lower().replace("_", ".")
+    events = [make_event(rt, rt.NatsBinding(subject=subject)) for _ in range(10)]
+    sink = make_sink(rt)
+    consumer = {"ack_wait": 60.0}
+
+    async def main() -> None:
+        await add_stream(nats_url, name, subject)
+        rx = await na.JetStreamReceiver.connect(
+            nats_url, subject, "durable", consumer=consumer
+        )
+        async with rx:
+            assert await rx._poll(0.05) is None  # nothing stored yet
+            async with await na.JetStreamSender.connect(nats_url) as tx:
+                for e in events:
+                    await tx.send(nats_codec.encode(e, mode="binary"))
+            # what an unexpired pull request brings: delivered to the receiver's inbox,
+            # not handed out by a fetch
+            psub = rx._psub
+            request = json.dumps({"batch": 10, "expires": 2_000_000_000}).encode()
+            await rx._nc.publish(psub._nms, request, psub._deliver)
+            for _ in range(200):
+                if psub.pending_msgs >= 10:
+                    break
+                await asyncio.sleep(0.01)
+            assert psub.pending_msgs >= 10  # and status replies to the earlier fetch
+        rx2 = await na.JetStreamReceiver.connect(
+            nats_url, subject, "durable", consumer=consumer
+        )
+        async with rx2:
+            got = await rx2.run(
+                sink.dispatcher.dispatch, max_messages=10, idle_timeout=5
+            )
+        assert got == 10
+        await delete_stream(nats_url, name)
+
+    run(main)
+    assert not sink.dead
+    assert sink.ids() == {e.attributes["id"] for e in events}
+
+
 def test_malformed_message_is_dead_lettered(rt: ModuleType, nats_url: str) -> None:
     na = adapter(rt, "nats")
     codec(rt, "nats")

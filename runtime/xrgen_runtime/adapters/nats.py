@@ -68,6 +68,8 @@ PENDING_BYTES = 64 * 1024 * 1024
 MAX_ACK_PENDING = 100
 #: what a lost connection raises in nats-py
 _DOWN = (nats_errors.Error, OSError)
+#: how long after a pull request's expiry the server's last delivery for it may still arrive
+_PULL_GRACE = 0.25
 
 
 class JetStreamError(Exception):
@@ -509,7 +511,7 @@ class JetStreamReceiver(AsyncPollingReceiver[Any, NatsMessage]):
     not reach the server leaves the message to be redelivered after ``ack_wait``.
     """
 
-    __slots__ = ("_nc", "_psub", "_owned", "_batch", "_buffer")
+    __slots__ = ("_nc", "_psub", "_owned", "_batch", "_buffer", "_pulling_until")
 
     def __init__(
         self, nc: Any, psub: Any, *, owned: bool = False, batch: int = 64
@@ -519,6 +521,8 @@ class JetStreamReceiver(AsyncPollingReceiver[Any, NatsMessage]):
         self._owned = owned
         self._batch = batch
         self._buffer: deque[Any] = deque()
+        #: the loop time until which a pull request of the last fetch may still deliver
+        self._pulling_until = 0.0
 
     @classmethod
     async def connect(
@@ -570,6 +574,7 @@ class JetStreamReceiver(AsyncPollingReceiver[Any, NatsMessage]):
 
     async def _poll(self, timeout: float) -> Any:
         if not self._buffer:
+            self._pulling_until = asyncio.get_running_loop().time() + timeout
             try:
                 self._buffer.extend(
                     await self._psub.fetch(self._batch, timeout=timeout)
@@ -598,10 +603,33 @@ class JetStreamReceiver(AsyncPollingReceiver[Any, NatsMessage]):
             _log.debug("NATS nak failed: %s", exc)
 
     async def close(self) -> None:
-        """Give back fetched but unhandled messages, then close the connection."""
+        """Give back fetched but unhandled messages, and those a pull request of the last
+        fetch delivers after the fetch returned (it may, until the request expires), then
+        close the connection. Without this they would wait for ``ack_wait`` on the server.
+        """
         with contextlib.suppress(*_DOWN):
-            while self._buffer:
-                await self._buffer.popleft().nak()
+            await self._give_back_pulled()
             await self._psub.unsubscribe()
         if self._owned:
             await _close(self._nc)
+
+    async def _give_back_pulled(self) -> None:
+        loop = asyncio.get_running_loop()
+        # nats-py keeps what arrives for the pull subscription in this subscription's queue
+        # and hands it out only through fetch, which would pull more from the server
+        sub = getattr(self._psub, "_sub", None)
+        until = self._pulling_until + _PULL_GRACE
+        while True:
+            while self._buffer:
+                await self._buffer.popleft().nak()
+            if sub is None:
+                return
+            left = until - loop.time()
+            if left <= 0 and not sub.pending_msgs:
+                return
+            try:
+                msg = await sub.next_msg(timeout=max(left, 0.001))
+            except (TimeoutError, NatsTimeoutError):
+                return
+            if not (msg.headers and msg.headers.get("Status")):  # not a status reply
+                self._buffer.append(msg)
