@@ -248,6 +248,15 @@ class DispatcherBase:
         calling it in the event loop (e.g. in a thread: ``asyncio.to_thread``).
         """
         observer = _HOOKS.observer
+        # the usual message, as in ``dispatch``
+        wire = _wires.get(message.__class__)
+        if wire is not None and observer is None and wire[1](message):
+            try:
+                event = wire[2](message)
+            except Exception:
+                pass  # ``_decode`` below says why, as for any other input
+            else:
+                return await self._run_async(event, wire[0], message, offload)
         decoded = self._decode(message)
         if type(decoded) is PendingDead:
             if observer is not None:
