@@ -6,6 +6,10 @@
 - Protocol defaults (``apply_endpoints``, ``group_defaults``): a group's ``protocol`` (note
   XRG147 where a message omits it) and the routing and map options of its
   ``protocoloptions``, then those of the endpoints that carry it.
+
+Checks of the resolved groups, run as passes after resolve (``api.PASSES["resolve"]``):
+``check_group_options`` (a group's options that reach no message) and
+``check_unbound_options`` (a message's options that no protocol applies).
 """
 
 from __future__ import annotations
