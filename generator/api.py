@@ -62,6 +62,8 @@ class Analysis:
     error: BaseException | None = None
     #: the stacked catalog as loaded (schema resources with their versions, for ``xrgen diff``)
     registry: Registry | None = None
+    #: the settings of the output to plan (``generate``/``check``), for ``PLAN_PASSES``
+    options: Options | None = None
 
 
 def analyze(
@@ -93,6 +95,14 @@ def _validate(an: Analysis) -> None:
     validate(an.registry, an.diagnostics)
 
 
+def _group_options(an: Analysis) -> None:
+    """XRG174/XRG175: a group's protocol options that reach no message."""
+    from .group_defaults import check_group_options
+
+    assert an.resolved is not None
+    check_group_options(an.resolved.groups, an.diagnostics)
+
+
 def _derived_messages(an: Analysis) -> None:
     """The full semantic check of messages that merged a basemessage (the others were
     checked as written by ``_validate``)."""
@@ -105,6 +115,23 @@ def _derived_messages(an: Analysis) -> None:
                 validate_resolved_message(
                     message.data, message.file, message.pointer, an.diagnostics
                 )
+
+
+def _unbound_options(an: Analysis) -> None:
+    """XRG174: protocol options of a message that no protocol applies."""
+    from .group_defaults import check_unbound_options
+
+    assert an.resolved is not None
+    check_unbound_options(an.resolved.groups, an.diagnostics)
+
+
+def _endpoint_protocols(an: Analysis) -> None:
+    """XRG234: the messages of the groups an endpoint references use its protocol."""
+    from .endpoints.references import check_protocols
+
+    assert an.resolved is not None
+    groups = {g.id: g for g in an.resolved.groups}
+    check_protocols(an.resolved.endpoints, groups, an.diagnostics)
 
 
 def _endpoint_placeholders(an: Analysis) -> None:
@@ -134,15 +161,47 @@ def _payloads(an: Analysis) -> None:
     formats.check_payloads(an.catalog.payloads, an.diagnostics)
 
 
+def _spark_recursive(an: Analysis) -> None:
+    """XRG325: payloads whose Spark type holds a recursive part as JSON text, when the output
+    has the Spark module; not after errors (nothing is planned then)."""
+    from .targets import spark
+
+    assert an.catalog is not None
+    if an.options is not None and an.options.spark and not an.diagnostics.has_errors:
+        spark.check_recursive(an.catalog.payloads, an.diagnostics)
+
+
 #: the checks, in the order they run: after load (a failure is reported as validate's), after
-#: resolve and after build, those of the stage's output
+#: resolve and after build, those of the stage's output.
+#:
+#: What stays inside a stage is the stage failing at its own job or telling how it did it:
+#: resolve reports the references it cannot follow (basemessage XRG201-203, xref XRG204/205,
+#: schemas XRG210-213, endpoint groups and will messages XRG206/230-233, XRG110), the
+#: defaults it could not or did not take one way only (XRG207, XRG208) and the envelope or
+#: protocol a message took from its group (note XRG147: what the message declared is gone
+#: once the default is in); build reports the names it had to change (XRG301), the payloads
+#: it leaves as bytes (XRG220, XRG221) and the message options it does not carry into the IR
+#: (XRG174/XRG175 of ``protocols.to_ir``).
 PASSES: dict[str, tuple[Pass, ...]] = {
     "validate": (_validate,),
-    "resolve": (_derived_messages, _endpoint_placeholders),
+    "resolve": (
+        _group_options,
+        _derived_messages,
+        _unbound_options,
+        _endpoint_protocols,
+        _endpoint_placeholders,
+    ),
     "build": (_overlap,),
 }
 #: the checks ``generate`` and ``check`` run on an analysis without errors, before planning
-PLAN_PASSES: tuple[Pass, ...] = (_payloads,)
+#: (``Analysis.options`` is the output's settings).
+#:
+#: Planning still reports what only rendering finds: the payload models' renderers report the
+#: schema constructs they cannot map and the names they had to change while they write the
+#: models (XRG301, XRG320-324, XRG326, XRG327: the renderer's own mapping decides, so a check
+#: before it would be a second copy of that mapping), and ``targets.models`` the names the
+#: rendered models use and nothing defines (XRG343, a check of the generated code).
+PLAN_PASSES: tuple[Pass, ...] = (_payloads, _spark_recursive)
 
 
 def _run(name: str, an: Analysis, stage: list[str]) -> None:
@@ -320,6 +379,7 @@ def _checked(sources: Sequence[str], options: Options) -> tuple[Analysis, Diagno
     analysis = analyze(sources, options.strict, options.limits)
     if analysis.diagnostics.has_errors or analysis.catalog is None:
         return analysis, analysis.diagnostics
+    analysis.options = options
     for check in PLAN_PASSES:
         check(analysis)
     return analysis, analysis.diagnostics
@@ -360,7 +420,7 @@ def plan(
     if target.options.spark:
         from .targets import spark as spark_target
 
-        files += spark_target.plan(catalog, target, head, diags)
+        files += spark_target.plan(catalog, target, head)
     if target.options.pyproject:
         from .targets import pyproject as pyproject_target
 

@@ -352,14 +352,6 @@ def _message(b: _Builder, rm: ResolvedMessage, py_name: str, package_handler: st
     diags = b.d if rm.alias_of is None else None
     if proto is not None and isinstance(opts, dict):
         options = protocols.to_ir(proto, opts, file, ptr + "/protocoloptions", diags)
-    elif opts and diags is not None and not isinstance(data.get("protocol"), str):
-        diags.warning(
-            "XRG174",
-            file,
-            ptr + "/protocoloptions",
-            "protocol options without a 'protocol' (on the message, its group or an endpoint"
-            " selecting it); not applied",
-        )
     stem = package_handler.removeprefix("on_")
     const = b.claim(b.module, rm.location, "constant", stem.upper(), _MESSAGE_CONSTANTS)
     create = b.claim(b.module, rm.location, "function", stem, ("_create_{}",))

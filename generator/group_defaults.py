@@ -6,6 +6,10 @@
 - Protocol defaults (``apply_endpoints``, ``group_defaults``): a group's ``protocol`` (note
   XRG147 where a message omits it) and the routing and map options of its
   ``protocoloptions``, then those of the endpoints that carry it.
+
+Checks of the resolved groups, run as passes after resolve (``api.PASSES["resolve"]``):
+``check_group_options`` (a group's options that reach no message) and
+``check_unbound_options`` (a message's options that no protocol applies).
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from typing import Any
 from . import protocols
 from .cloudevents import takes_group_envelope
 from .diagnostics import Diagnostics, pointer
-from .endpoints.references import check_protocols, read_endpoints
+from .endpoints.references import read_endpoints
 from .model.registry import Entity, Registry
 from .model.resolved import ResolvedEndpoint, ResolvedGroup
 
@@ -66,7 +70,6 @@ def apply_endpoints(
     the destination when encoding."""
     by_id = {g.id: g for g in groups}
     endpoints = read_endpoints(reg, by_id, diags)
-    check_protocols(endpoints, by_id, diags)
     selected: dict[str, list[ResolvedEndpoint]] = {}
     for ep in endpoints:
         # a subscriber-only endpoint manages subscriptions; it transfers no messages
@@ -87,7 +90,6 @@ def group_defaults(
     graw = g.data.get("protocoloptions")
     gdefaults: dict[str, Any] = {}
     if gproto is not None and isinstance(graw, dict):
-        protocols.check_shared(gproto, graw, g.file, g.pointer + "/protocoloptions", diags)
         gdefaults = protocols.defaults(gproto, graw)
     bindings = {ep.protocol.id: ep.protocol for ep in endpoints if ep.protocol is not None}
     implied: protocols.Protocol | None = gproto
@@ -134,6 +136,7 @@ def group_defaults(
         proto = protocols.lookup(rm.data.get("protocol"))
         if "protocol" not in rm.data and implied is not None:
             rm.data["protocol"] = g.data["protocol"] if implied is gproto else implied.id
+            rm.protocol_from_endpoints = implied is not gproto
             proto = implied
             if implied is gproto:
                 diags.note(
@@ -155,3 +158,34 @@ def group_defaults(
         rm.data["protocoloptions"] = protocols.with_defaults(
             proto, own if isinstance(own, dict) else {}, defaults
         )
+
+
+def check_group_options(groups: list[ResolvedGroup], diags: Diagnostics) -> None:
+    """XRG174/XRG175 (``protocols.check_shared``): the options of a group bound to a protocol
+    that reach no message (an ``xref`` group: its target's options, at the group)."""
+    for g in groups:
+        gproto = protocols.lookup(g.data.get("protocol"))
+        graw = g.data.get("protocoloptions")
+        if gproto is not None and isinstance(graw, dict):
+            protocols.check_shared(gproto, graw, g.file, g.pointer + "/protocoloptions", diags)
+
+
+def check_unbound_options(groups: list[ResolvedGroup], diags: Diagnostics) -> None:
+    """XRG174: a message with ``protocoloptions`` and no ``protocol`` after the defaults (none
+    on the message, its group or an endpoint selecting it): its options are not applied. An
+    ``xref`` alias is its target's definition: warned once, at the target."""
+    for g in groups:
+        for rm in g.messages:
+            if (
+                rm.alias_of is None
+                and rm.data.get("protocoloptions")
+                and not isinstance(rm.data.get("protocol"), str)
+            ):
+                file, _, ptr = rm.location.partition("#")
+                diags.warning(
+                    "XRG174",
+                    file,
+                    ptr + "/protocoloptions",
+                    "protocol options without a 'protocol' (on the message, its group or an"
+                    " endpoint selecting it); not applied",
+                )

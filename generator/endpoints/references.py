@@ -13,8 +13,12 @@ that need the resolved messages (endpoint-spec.md).
   ``topic`` is the messages' ``topic_name``, HTTP ``method``/``headers``/``query`` of a
   producer endpoint ...) and the message options written on the endpoint; ``resolve`` merges
   them into the messages of its groups.
+
+Checks of the resolved endpoints, run as passes after resolve (``api.PASSES["resolve"]``):
+
 - XRG234 (error): a message of a referenced group bound to another protocol than the
-  endpoint's ("all messages inside an Endpoint MUST use this same protocol").
+  endpoint's ("all messages inside an Endpoint MUST use this same protocol"): the protocol the
+  message or its group declares (one that the endpoints carrying the group imply is theirs).
 - XRG235 (error): a placeholder that resolves to two values within one endpoint: a message
   whose own routing value fixes a placeholder of the endpoint's template (endpoint ``topic``
   ``orders/{region}``, the message's ``topic_name`` ``orders/eu``) one way in one value and
@@ -202,7 +206,7 @@ def _defaults(
 def check_protocols(
     endpoints: list[ResolvedEndpoint], groups: Mapping[str, ResolvedGroup], diags: Diagnostics
 ) -> None:
-    """XRG234: the messages of the groups an endpoint references use its protocol."""
+    """XRG234 (see the module docstring)."""
     for ep in endpoints:
         if not isinstance(ep.data.get("protocol"), str):
             continue
@@ -211,7 +215,7 @@ def check_protocols(
             other = [
                 (rm, p)
                 for rm in group.messages
-                if isinstance(p := rm.data.get("protocol") or group.data.get("protocol"), str)
+                if isinstance(p := _declared(rm) or group.data.get("protocol"), str)
                 and not _same(p, ep.data["protocol"])
             ]
             if other:
@@ -225,6 +229,12 @@ def check_protocols(
                     f" whose message {rm.id!r}{more} is bound to {p}: every message of an"
                     " endpoint uses its protocol",
                 )
+
+
+def _declared(rm: ResolvedMessage) -> Any:
+    """The ``protocol`` the message declares (or takes from its group), not one implied by the
+    endpoints that carry its group."""
+    return None if rm.protocol_from_endpoints else rm.data.get("protocol")
 
 
 def _same(a: str, b: str) -> bool:

@@ -30,6 +30,9 @@ class ResolvedMessage:
     alias_of: str | None = None
     #: True when the message merged a basemessage (its result needs the full semantic check)
     derived: bool = False
+    #: True when ``data["protocol"]`` is the one the endpoints carrying its group imply
+    #: (neither the message nor its group declares a binding xrgen knows)
+    protocol_from_endpoints: bool = False
 
     @property
     def location(self) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -22,9 +23,23 @@ def _json(value: Any) -> str:
 XRG_SPARK_RECURSIVE = "XRG325"
 
 
-def plan(
-    catalog: ir.Catalog, target: Target, head: str, diags: Diagnostics
-) -> list[OutputFile]:
+def check_recursive(payloads: Sequence[ir.Payload], diags: Diagnostics) -> None:
+    """XRG325 (warning) for each payload whose Spark type holds a recursive part as JSON text
+    (``PayloadFormat.spark_recursive``: only a format with a Spark type says so)."""
+    for p in payloads:
+        fmt = formats.get(p.format)
+        if fmt is not None and fmt.spark_recursive(p.schema):
+            file, _, ptr = p.location.partition("#")
+            diags.warning(
+                XRG_SPARK_RECURSIVE,
+                file,
+                ptr,
+                "JSON Schema refers to itself; its Spark type holds the recursive part as a"
+                " string column of JSON text",
+            )
+
+
+def plan(catalog: ir.Catalog, target: Target, head: str) -> list[OutputFile]:
     payload_vars: dict[str, str] = {}
     payload_types: dict[str, Any] = {}
     payloads = []
@@ -38,15 +53,6 @@ def plan(
         dtype = payload_to_spark(p.format, p.schema)
         if dtype is None or fmt is None:
             continue
-        if fmt.spark_recursive(p.schema):
-            file, _, ptr = p.location.partition("#")
-            diags.warning(
-                XRG_SPARK_RECURSIVE,
-                file,
-                ptr,
-                "JSON Schema refers to itself; its Spark type holds the recursive part as a"
-                " string column of JSON text",
-            )
         payload_vars[p.key] = p.spark_var
         payload_types[p.key] = dtype
         payloads.append({"var": p.spark_var, "json": _json(dtype), "bytes": None})
