@@ -24,17 +24,34 @@ class RuntimeInfo:
 
 def runtime_modules() -> list[str]:
     """Dotted names of the public codec and adapter modules of the installed xrgen-runtime
-    (``bindings.kafka``, ``adapters.mqtt``, ...), sorted; read from its files."""
+    (``bindings.kafka``, ``adapters.mqtt``, ...), sorted; read from its files: ``adapters``,
+    ``bindings`` and its public modules (``bindings.jsonformat``), and for each binding (a
+    package ``bindings/<x>/``) ``bindings.<x>`` and, when it has an adapter, ``adapters.<x>``."""
     spec = importlib.util.find_spec("xrgen_runtime")
     if spec is None or not spec.submodule_search_locations:
         raise RuntimeError("xrgen-runtime is not installed (pip install xrgen-runtime)")
-    root = Path(next(iter(spec.submodule_search_locations)))
-    out = []
-    for sub in ("bindings", "adapters"):
-        for p in sorted((root / sub).glob("*.py")):
-            if p.stem == "__init__" or not p.stem.startswith("_"):
-                out.append(sub if p.stem == "__init__" else f"{sub}.{p.stem}")
+    bindings = Path(next(iter(spec.submodule_search_locations))) / "bindings"
+    out = ["adapters", "bindings"]
+    for p in sorted(bindings.iterdir()):
+        if p.name.startswith("_"):
+            continue
+        if p.suffix == ".py":
+            out.append(f"bindings.{p.stem}")
+        elif (p / "spec.py").is_file():
+            out.append(f"bindings.{p.name}")
+            if (p / "adapter.py").is_file():
+                out.append(f"adapters.{p.name}")
     return sorted(out)
+
+
+def runtime_source(module: str) -> str:
+    """The runtime module that the generated package's re-export ``module`` (one of
+    :func:`runtime_modules`) re-exports: ``adapters.<x>`` is the binding's
+    ``xrgen_runtime.bindings.<x>.adapter``, every other module its namesake."""
+    kind, _, name = module.partition(".")
+    if kind == "adapters" and name:
+        return f"xrgen_runtime.bindings.{name}.adapter"
+    return f"xrgen_runtime.{module}"
 
 
 def runtime_requirements() -> tuple[str, tuple[str, ...]]:

@@ -61,7 +61,7 @@ PROTOCOLS = (NATS,)
 
 #: the settings of the ``jetstream`` endpoint option (an xrgen extension: rc4 defines no
 #: JetStream options) -> (the JSON types it takes, its values when it is an enum); the
-#: runtime's ``adapters/_nats_endpoint.JETSTREAM`` applies them
+#: runtime's ``bindings/nats/endpoint.JETSTREAM`` applies them
 _NUMBER = (int, float)
 JETSTREAM: dict[str, tuple[tuple[type, ...], tuple[str, ...], str]] = {
     "stream": ((str,), (), "a string"),

@@ -10,6 +10,7 @@ from typing import Any
 from .. import formats, literals
 from ..literals import comment, docstring, docstring_text, py_str
 from ..model import ir
+from ..runtime_info import runtime_source
 from . import OutputFile, Target
 from . import endpoints as endpoints_target
 from .views import (
@@ -49,10 +50,11 @@ def plan(catalog: ir.Catalog, target: Target) -> list[OutputFile]:
     for module in target.runtime_info().modules:
         path = PurePosixPath(*module.split("."))
         path = path / "__init__.py" if "." not in module else path.with_suffix(".py")
+        source = runtime_source(module)
         context = {
             "header": head,
-            "doc": docstring_text(f"Re-export of xrgen_runtime.{module}: see its documentation."),
-            "module": "xrgen_runtime." + module,
+            "doc": docstring_text(f"Re-export of {source}: see its documentation."),
+            "module": source,
             "has_all": "." in module,
         }
         files.append(OutputFile(path, "python/reexport.py.j2", context))

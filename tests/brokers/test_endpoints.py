@@ -24,7 +24,7 @@ from urllib.parse import urljoin
 
 import pytest
 from netutil import free_port
-from xrgen_runtime.adapters._http_receipts import HttpSendError
+from xrgen_runtime.bindings.http._receipts import HttpSendError
 
 from .conftest import (
     HOST,

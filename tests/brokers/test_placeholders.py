@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from netutil import free_port
-from xrgen_runtime.adapters._http_receipts import HttpSendError
+from xrgen_runtime.bindings.http._receipts import HttpSendError
 
 from .conftest import HOST, KAFKA_CONSUMER, RABBITMQ_URL, unique
 from .endpoints_catalog import ORDER_SCHEMA, amqp_login_fixture  # noqa: F401  (fixture)

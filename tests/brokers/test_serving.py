@@ -378,7 +378,7 @@ def test_http_pull_retries_then_posts_the_dead_letter(srv: ModuleType) -> None:
 def test_http_served_endpoint_answers_503_until_the_dead_letter_is_delivered(
     srv: ModuleType,
 ) -> None:
-    from xrgen_runtime.adapters._http_receipts import HttpSendError
+    from xrgen_runtime.bindings.http._receipts import HttpSendError
 
     from .test_endpoints import serving
 

@@ -1,6 +1,6 @@
 """Every consumer of the binding declarations (``xrgen_runtime.bindings.BINDINGS``) covers
-every binding: adding a binding is its declaration and codec (``bindings/_<x>.py``,
-``bindings/<x>.py``), its adapter (``adapters/<x>.py``) and its generator module
+every binding: adding a binding is its package ``bindings/<x>/`` (declaration ``spec.py``,
+codec, adapter, endpoint support, Spark reader) and its generator module
 (``generator/protocols/<x>.py``), and these tests name whatever else still lacks it."""
 
 from __future__ import annotations
@@ -24,8 +24,13 @@ from xrgen import protocols
 
 RUNTIME = Path(xrgen_runtime.__file__).parent
 SPECS = list(BINDINGS.values())
-#: what ``import xrgen_runtime.bindings`` loads besides the declarations
-HEAD = {"xrgen_runtime", "xrgen_runtime._version", "xrgen_runtime.bindings"}
+#: what ``import xrgen_runtime.bindings`` loads besides the bindings' packages and declarations
+HEAD = {
+    "xrgen_runtime",
+    "xrgen_runtime._version",
+    "xrgen_runtime.bindings",
+    "xrgen_runtime.bindings._spec",
+}
 IDS = [b.name for b in SPECS]
 
 
@@ -37,16 +42,14 @@ def test_the_registry() -> None:
             assert bindings.by_protocol(protocol) is b
             assert protocol.split("/")[0] == b.family
     assert bindings.by_protocol(None) is None and bindings.by_protocol("AMQP/0.9.1") is None
-    # one module per binding declares it, beside its codec
-    declaring = {
-        p.stem
-        for p in (RUNTIME / "bindings").glob("_*.py")
-        if p.stem != "__init__"
-        and hasattr(importlib.import_module(f"xrgen_runtime.bindings.{p.stem}"), "BINDING")
-    }
-    assert declaring == {"_" + name for name in BINDINGS}
+    # one package per binding, whose ``spec`` declares it
+    packages = {p.parent.name for p in (RUNTIME / "bindings").glob("*/__init__.py")}
+    assert packages == set(BINDINGS)
     for b in SPECS:
-        assert importlib.import_module(f"xrgen_runtime.bindings._{b.name}").BINDING is b
+        assert b.package == f"xrgen_runtime.bindings.{b.name}"
+        assert importlib.import_module(f"{b.package}.spec").BINDING is b
+        for part in ("codec", "adapter", "spark"):
+            assert (RUNTIME / "bindings" / b.name / f"{part}.py").is_file(), (b.name, part)
 
 
 @pytest.mark.parametrize("b", SPECS, ids=IDS)
@@ -82,10 +85,9 @@ def test_the_declarations_import_nothing_heavy() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = ast.literal_eval(out.stdout)  # a printed list of module names
     assert not [m for m in loaded if m.startswith("pydantic")]
-    assert all(
-        m.startswith("xrgen_runtime.bindings._") or m in HEAD for m in loaded
-    ), loaded
-    assert "xrgen_runtime.bindings.kafka" not in loaded
+    # each binding's package (its ``__init__``) and declaration, nothing else of it
+    parts = {f"xrgen_runtime.bindings.{name}{part}" for name in IDS for part in ("", ".spec")}
+    assert set(loaded) == HEAD | parts, loaded
 
 
 # ------------------------------------------------------------------ consumers, one test each
@@ -94,10 +96,28 @@ def test_the_declarations_import_nothing_heavy() -> None:
 @pytest.mark.parametrize("b", SPECS, ids=IDS)
 def test_codec(b: BindingSpec) -> None:
     codec = b.codec()
-    assert codec.__name__ == b.codec_module
+    assert codec.__name__ == b.codec_module == f"{b.package}.codec"
     assert callable(codec.encode) and callable(codec.decode)
     assert {b.binding_type.__name__, b.message_type.__name__} <= set(codec.__all__)
     assert getattr(codec, b.binding_type.__name__) is b.binding_type
+    # the binding's package exposes the codec's names (``bindings.kafka.encode``)
+    package = importlib.import_module(b.package)
+    assert package.__all__ == codec.__all__
+    for name in codec.__all__:
+        assert getattr(package, name) is getattr(codec, name), name
+    with pytest.raises(AttributeError):
+        package.no_such_name  # noqa: B018
+
+
+def test_a_binding_package_imports_its_codec_on_first_use() -> None:
+    code = (
+        "import sys; from xrgen_runtime.bindings import kafka; "
+        "assert 'xrgen_runtime.bindings.kafka.codec' not in sys.modules; "
+        "from xrgen_runtime.bindings.kafka import encode; "
+        "assert encode is sys.modules['xrgen_runtime.bindings.kafka.codec'].encode; "
+        "assert kafka.KafkaMessage is kafka.spec.KafkaMessage"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_dispatch() -> None:
@@ -150,12 +170,28 @@ def test_testing_brokers() -> None:
 
 
 def test_adapters() -> None:
-    """Every binding has an adapter module, and every adapter module belongs to a binding
-    (found without importing them: each imports its client library)."""
+    """Every binding has an adapter module in its package, and every public module of
+    ``adapters/`` re-exports one of them (read, not imported: each imports its client
+    library)."""
     for b in SPECS:
         assert importlib.util.find_spec(b.adapter_module) is not None, b.adapter_module
+        assert b.adapter_module == f"{b.package}.adapter"
     public = {p.stem for p in (RUNTIME / "adapters").glob("*.py") if not p.stem.startswith("_")}
-    assert public == set(BINDINGS)
+    assert public <= set(BINDINGS)
+    for name in public:
+        adapter = ast.parse((RUNTIME / "bindings" / name / "adapter.py").read_text())
+        shim = ast.parse((RUNTIME / "adapters" / f"{name}.py").read_text())
+        (exported,) = (n for n in adapter.body if _assigns(n, "__all__"))
+        (reexported,) = (n for n in shim.body if _assigns(n, "__all__"))
+        assert ast.literal_eval(reexported.value) == ast.literal_eval(exported.value), name
+        sources = {n.module for n in shim.body if isinstance(n, ast.ImportFrom)}
+        assert sources == {f"bindings.{name}.adapter"}, name
+
+
+def _assigns(node: ast.stmt, name: str) -> bool:
+    return isinstance(node, ast.Assign) and any(
+        isinstance(t, ast.Name) and t.id == name for t in node.targets
+    )
 
 
 def test_generator_protocols() -> None:

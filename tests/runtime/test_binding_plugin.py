@@ -1,16 +1,16 @@
-"""A binding is added as the design says: its own files in the runtime and its module in the
-generator's ``protocols/``, nothing else.
+"""A binding is added as the design says: one package in the runtime's ``bindings/`` and its
+module in the generator's ``protocols/``, nothing else.
 
 The test copies the runtime package and the generator (with its templates) to a temporary
-folder and adds a toy binding ``toy`` there: its declaration (``bindings/_toy.py``), its codec
-(``bindings/toy.py``), its adapter module with its in-memory broker (``adapters/toy.py``),
-its Spark reader (``bindings/_toy_spark.py``) and its generator module
-(``protocols/toy.py``). A fresh interpreter on that copy then generates a package from a
-catalog with a ``TOY`` message and drives the binding through every part that loops over
-``BINDINGS``: the registry, the producer, the codec, the dispatcher's routing, the testing
-kit's brokers and pytest fixtures, dead letters, Spark's landing shape, reader and decoder
-name, and the command line's refusal of a package named like the client library. Last, the
-copied trees are compared with the originals: the files added or changed are the toy's.
+folder and adds a toy binding ``toy`` there: the package ``bindings/toy/`` (its declaration
+``spec.py``, its codec ``codec.py``, its adapter ``adapter.py`` with its in-memory broker, its
+Spark reader ``spark.py``) and its generator module ``protocols/toy.py``. A fresh interpreter
+on that copy then generates a package from a catalog with a ``TOY`` message and drives the
+binding through every part that loops over ``BINDINGS``: the registry, the producer, the codec,
+the generated package's re-exports, the dispatcher's routing, the testing kit's brokers and
+pytest fixtures, dead letters, Spark's landing shape, reader and decoder name, and the command
+line's refusal of a package named like the client library. Last, the copied trees are compared
+with the originals: the files added or changed are the toy's, in those two places.
 """
 
 from __future__ import annotations
@@ -34,8 +34,31 @@ GENERATOR = Path(xrgen.__file__).parent
 TEMPLATES = GENERATOR.parent / "templates"
 
 TOY_FILES = {
-    # the runtime: declaration, codec, adapter (with the in-memory broker), Spark reader
-    "xrgen_runtime/bindings/_toy.py": '''
+    # the runtime: one package with the declaration, codec, adapter (the in-memory broker)
+    # and Spark reader
+    "xrgen_runtime/bindings/toy/__init__.py": '''
+        """The toy binding; the package exposes its codec's names."""
+
+        from __future__ import annotations
+
+        from typing import TYPE_CHECKING, Any
+
+        from .._spec import codec_attribute
+
+        if TYPE_CHECKING:
+            from .codec import ToyBinding as ToyBinding
+            from .codec import ToyMessage as ToyMessage
+            from .codec import decode as decode
+            from .codec import encode as encode
+
+        __all__ = ["ToyBinding", "ToyMessage", "decode", "encode"]
+
+        if not TYPE_CHECKING:
+
+            def __getattr__(name: str) -> Any:
+                return codec_attribute(__name__, name)
+    ''',
+    "xrgen_runtime/bindings/toy/spec.py": '''
         """The toy binding's declaration."""
 
         from __future__ import annotations
@@ -43,7 +66,7 @@ TOY_FILES = {
         from collections.abc import Mapping
         from dataclasses import dataclass, field, replace
 
-        from ._spec import BindingSpec, mapping
+        from .._spec import BindingSpec, mapping
 
         @dataclass(frozen=True, slots=True)
         class ToyBinding:
@@ -78,22 +101,22 @@ TOY_FILES = {
             requirement="toyclient>=1.0",
             client_modules=frozenset({"toyclient"}),
             title="toy broker",
-            spark_reader=".bindings._toy_spark:ToyWire",
-            broker=".adapters.toy:ToyBroker",
-            readdress=".bindings._toy:readdress",
+            spark_reader=".bindings.toy.spark:ToyWire",
+            broker=".bindings.toy.adapter:ToyBroker",
+            readdress=".bindings.toy.spec:readdress",
         )
     ''',
-    "xrgen_runtime/bindings/toy.py": '''
+    "xrgen_runtime/bindings/toy/codec.py": '''
         """The toy binding's codec: CloudEvents attributes as ``toy-<name>`` properties."""
 
         from __future__ import annotations
 
         from typing import Any
 
-        from .._event import Event
-        from ._common import check_mode
-        from ._properties import PropertyMap
-        from ._toy import ToyBinding, ToyMessage
+        from ..._event import Event
+        from .._common import check_mode
+        from .._properties import PropertyMap
+        from .spec import ToyBinding, ToyMessage
 
         __all__ = ["ToyBinding", "ToyMessage", "decode", "encode"]
 
@@ -114,13 +137,15 @@ TOY_FILES = {
         def decode(message: ToyMessage) -> Event[Any]:
             return _MAP.decode(message, message.properties, message.body)
     ''',
-    "xrgen_runtime/adapters/toy.py": '''
+    "xrgen_runtime/bindings/toy/adapter.py": '''
         """The toy binding's adapter: its client is the in-memory broker."""
 
         from __future__ import annotations
 
-        from ..bindings._toy import ToyMessage
-        from ..testing._broker import Handler, InMemoryBroker, Subscription
+        from ...testing._broker import Handler, InMemoryBroker, Subscription
+        from .spec import ToyMessage
+
+        __all__ = ["ToyBroker"]
 
         class ToyBroker(InMemoryBroker[ToyMessage]):
             """Toy channels by exact name."""
@@ -135,14 +160,14 @@ TOY_FILES = {
             ) -> Subscription[ToyMessage]:
                 return self._add(pattern, handler, lambda d, m: d == pattern, group)
     ''',
-    "xrgen_runtime/bindings/_toy_spark.py": '''
+    "xrgen_runtime/bindings/toy/spark.py": '''
         """How Spark reads the toy binding's landing shape."""
 
         from __future__ import annotations
 
-        from ..spark import sql as S
-        from ..spark.sql import Expr
-        from ..spark.wires import Wire
+        from ...spark import sql as S
+        from ...spark.sql import Expr
+        from ...spark.wire import Wire
 
         class ToyWire(Wire):
             payload = "body"
@@ -258,6 +283,14 @@ for mode in ("binary", "structured"):
 binary = codec.encode(event)
 assert binary.properties["toy-type"] == "toys.Order" and binary.properties["kind"] == "order"
 
+# the binding's package exposes its codec, and the generated package re-exports it and the adapter
+from xrgen_runtime.bindings import toy as toy_binding
+from toyshop.adapters import toy as toy_adapter
+from toyshop.bindings import toy as toy_codec
+
+assert toy_binding.encode is toy_codec.encode is codec.encode and "encode" in toy_codec.__all__
+assert toy_adapter.ToyBroker is spec.part(spec.broker) and toy_adapter.__all__ == ["ToyBroker"]
+
 # the dispatcher routes by the toy's options: the channel and the constant property
 calls, dead = [], []
 d = toyshop.consumer.Dispatcher(dead_letter=lambda wire, reason, detail: dead.append(reason))
@@ -322,6 +355,7 @@ def test_a_toy_binding_is_its_own_files(tmp_path: Path) -> None:
     shutil.copytree(GENERATOR, tmp_path / "xrgen", ignore=ignore)
     shutil.copytree(TEMPLATES, tmp_path / "templates", ignore=ignore)
     for name, text in TOY_FILES.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
         (tmp_path / name).write_text(textwrap.dedent(text).lstrip())
     (tmp_path / "toy.json").write_text(json.dumps(CATALOG))
 
@@ -340,3 +374,7 @@ def test_a_toy_binding_is_its_own_files(tmp_path: Path) -> None:
     touched = _different(RUNTIME, tmp_path / "xrgen_runtime", "xrgen_runtime")
     touched |= _different(GENERATOR, tmp_path / "xrgen", "xrgen")
     assert touched == set(TOY_FILES)
+    # one new folder in the runtime and one module in the generator, no other file touched
+    places = {name.rpartition("/")[0] for name in touched}
+    assert places == {"xrgen_runtime/bindings/toy", "xrgen/protocols"}, places
+    assert {n for n in touched if n.startswith("xrgen/")} == {"xrgen/protocols/toy.py"}

@@ -407,7 +407,9 @@ def test_caches_stay_bounded_in_bytes() -> None:
     ]
     properties = importlib.import_module("xrgen_runtime.bindings._properties")
     for module in ("kafka", "http", "nats", "mqtt", "amqp", "pulsar", "rocketmq", "jsonformat"):
-        codec = importlib.import_module(f"xrgen_runtime.bindings.{module}")
+        # a binding's codec module (its package exposes the codec's names only)
+        suffix = "" if module == "jsonformat" else ".codec"
+        codec = importlib.import_module(f"xrgen_runtime.bindings.{module}{suffix}")
         for value in vars(codec).values():
             if isinstance(value, properties.PropertyMap):
                 caches += [value.entries.cache, value.names.out]

@@ -14,7 +14,7 @@ Uniform API (every module; docs/serving.md):
   everything sent so far is confirmed (raises on failures), ``close()``; senders are context
   managers. A sender built with an ``encoder`` (as an endpoint's ``sender()`` builds it) also
   takes typed events and encodes them. The HTTP adapter's ``send`` returns the response
-  itself; an endpoint's HTTP sender returns receipts (``_http_receipts``).
+  itself; an endpoint's HTTP sender returns receipts (``bindings/http/_receipts.py``).
 - ``<X>Receiver``: ``run(on_message, stop=None, max_messages=None, idle_timeout=None,
   concurrency=1, retry=None) -> int`` calls ``on_message`` (a dispatcher, its ``dispatch`` or
   ``dispatch_async``, or a callable; awaited when async) for each message and acknowledges it
@@ -36,7 +36,7 @@ window of unacknowledged messages (AMQP ``prefetch``, MQTT ``receive_maximum``, 
 ``max_ack_pending``), so a restart redelivers at most that window.
 
 Endpoints (``xrgen_runtime.endpoints``) configure these adapters from a catalog; each binding's
-knowledge of that lives in ``_<binding>_endpoint.py`` beside its adapter.
+knowledge of that lives in ``endpoint.py`` beside its adapter (``bindings/<x>/``).
 
 Modules:
 
@@ -50,7 +50,7 @@ Modules:
   after handling, persistent session with ``client_id``); both take the ``Connection``
   settings (clean start, session expiry, login, TLS, websockets, will).
 - ``amqp``: ``AmqpSender(url, address=None, link=...)``, ``AmqpReceiver(url, address,
-  link=...)`` (python-qpid-proton, one connection thread per client (``_amqp_io``);
+  link=...)`` (python-qpid-proton, one connection thread per client (``bindings/amqp/_io.py``);
   properties, application-properties with native AMQP types, message annotations and header
   are preserved; accept after handling, release on failure; ``LinkSettings``: terminus and
   settle settings; ``connect_options``: SASL, TLS, properties).
@@ -68,8 +68,10 @@ Modules:
   ``RocketMqSender(endpoints, topics)`` and ``RocketMqReceiver(endpoints, group, topics)``
   (rocketmq-python-client v5, gRPC proxy protocol).
 
-One module per binding, named by the binding's declaration
-(``xrgen_runtime.bindings.BINDINGS[name].adapter_module``); ``_sender`` holds what the senders
+Each binding's adapter is the module ``adapter`` of its package (``bindings/<x>/adapter.py``,
+``xrgen_runtime.bindings.BINDINGS[name].adapter_module``); the modules here
+(``xrgen_runtime.adapters.kafka``, ...) re-export those of the bundled bindings. Shared here:
+``_sender`` holds what the senders
 share (``Receipt`` and ``SendError``, exported here; ``close`` flushes, then releases the
 client; context managers), ``_loop`` the receive loops.
 """

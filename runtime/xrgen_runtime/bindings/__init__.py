@@ -1,6 +1,6 @@
-"""Pure CloudEvents codecs, one module per protocol binding, plus the JSON event format.
+"""Pure CloudEvents codecs, one package per protocol binding, plus the JSON event format.
 
-Every module has ``encode(event, mode="binary"|"structured", **overrides) -> <X>Message`` and
+Every binding's package (its codec) has ``encode(event, mode="binary"|"structured", **overrides) -> <X>Message`` and
 ``decode(message) -> Event`` (HTTP also ``encode_batch``/``decode_batch``; ``jsonformat`` works
 on bytes). No client library is imported: the wire types are frozen dataclasses, moved by the
 adapters.
@@ -31,11 +31,13 @@ writes the raw payload and the binding metadata.
 The package itself is the registry of bindings: ``BINDINGS`` maps each binding's name to its
 declaration (:class:`BindingSpec`: types, family, protocols, transit and case-insensitive
 fields, codec and adapter modules, Spark landing shape and reader, in-memory broker, client
-library), declared once in the binding's ``_<name>.py`` beside its codec ``<name>.py``: the
-registry is found from the modules of this package, and every other part of the runtime (and
-the generator's command line) loops over it. Importing the registry imports no codec,
-pydantic or client library. A binding is its declaration and codec here, its adapter in
-``adapters/`` and its module in the generator's ``protocols/``.
+library). A binding is one package here, ``bindings/<name>/``: its declaration ``spec.py``, its
+codec ``codec.py`` (whose names the package exposes: ``bindings.kafka.encode``), its
+client-library adapter ``adapter.py``, its endpoint support ``endpoint.py`` and its Spark reader
+``spark.py``; with its module in the generator's ``protocols/``, that is all of it. The registry
+is found from the packages here that hold a ``spec.py``, and every other part of the runtime
+(and the generator's command line) loops over it. Importing the registry imports the
+declarations only: no codec, pydantic or client library.
 """
 
 from __future__ import annotations
@@ -45,21 +47,21 @@ import os
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from ._amqp import AmqpBinding as AmqpBinding
-from ._amqp import AmqpMessage as AmqpMessage
-from ._http import HttpBinding as HttpBinding
-from ._http import HttpMessage as HttpMessage
-from ._kafka import KafkaBinding as KafkaBinding
-from ._kafka import KafkaMessage as KafkaMessage
-from ._mqtt import MqttBinding as MqttBinding
-from ._mqtt import MqttMessage as MqttMessage
-from ._nats import NatsBinding as NatsBinding
-from ._nats import NatsMessage as NatsMessage
-from ._pulsar import PulsarBinding as PulsarBinding
-from ._pulsar import PulsarMessage as PulsarMessage
-from ._rocketmq import RocketMqBinding as RocketMqBinding
-from ._rocketmq import RocketMqMessage as RocketMqMessage
 from ._spec import BindingSpec
+from .amqp.spec import AmqpBinding as AmqpBinding
+from .amqp.spec import AmqpMessage as AmqpMessage
+from .http.spec import HttpBinding as HttpBinding
+from .http.spec import HttpMessage as HttpMessage
+from .kafka.spec import KafkaBinding as KafkaBinding
+from .kafka.spec import KafkaMessage as KafkaMessage
+from .mqtt.spec import MqttBinding as MqttBinding
+from .mqtt.spec import MqttMessage as MqttMessage
+from .nats.spec import NatsBinding as NatsBinding
+from .nats.spec import NatsMessage as NatsMessage
+from .pulsar.spec import PulsarBinding as PulsarBinding
+from .pulsar.spec import PulsarMessage as PulsarMessage
+from .rocketmq.spec import RocketMqBinding as RocketMqBinding
+from .rocketmq.spec import RocketMqMessage as RocketMqMessage
 
 __all__ = [
     "BINDINGS",
@@ -71,18 +73,19 @@ __all__ = [
 
 
 def _declared() -> list[BindingSpec]:
-    """Every ``_<name>.py`` of this package that has a codec ``<name>.py`` beside it holds a
-    binding's declaration (its ``BINDING``)."""
-    modules = {
-        entry.name.removesuffix(".py")
+    """Every package of this package that holds a ``spec.py`` is a binding: that module holds
+    its declaration (its ``BINDING``)."""
+    names = {
+        entry.name
         for folder in __path__
         for entry in os.scandir(folder)
-        if entry.name.endswith(".py")
+        if entry.is_dir()
+        and not entry.name.startswith("_")
+        and os.path.isfile(os.path.join(entry.path, "spec.py"))
     }
     found = [
-        importlib.import_module(f"{__name__}._{name}").BINDING
-        for name in sorted(modules)
-        if not name.startswith("_") and "_" + name in modules
+        importlib.import_module(f"{__name__}.{name}.spec").BINDING
+        for name in sorted(names)
     ]
     return sorted(found, key=lambda b: (b.order, b.name))
 

@@ -5,7 +5,7 @@ caller from putting ``object()`` in ``KafkaMessage.value`` or an ``int`` in
 ``MqttMessage.payload``. The dispatcher dead-letters such a message as ``malformed-message``
 (``_outcome.MALFORMED_MESSAGE``) rather than let it fail somewhere in decoding or matching.
 The rules come from the type hints of the ``*Message`` dataclasses (declared once, in
-``bindings/_<x>.py``):
+``bindings/<x>/spec.py``):
 
 - ``str``, ``bytes``, ``int``, ``bool``: an instance (subclasses included; ``bool`` is an
   ``int``); ``X | None`` admits ``None``; an ``int`` lies in the 64-bit range

@@ -1,8 +1,8 @@
 """What a protocol binding declares (:class:`BindingSpec`) and the landing-schema vocabulary.
 
-Every binding has a declaration module (``bindings/_<name>.py``, owned by its codec
-``bindings/<name>.py``) holding its ``*Binding`` and ``*Message`` dataclasses and one
-``BINDING = BindingSpec(...)``; ``xrgen_runtime.bindings.BINDINGS`` lists them. Dispatch,
+Every binding is one package, ``bindings/<name>/``, whose declaration module ``spec.py`` holds
+its ``*Binding`` and ``*Message`` dataclasses and one ``BINDING = BindingSpec(...)``;
+``xrgen_runtime.bindings.BINDINGS`` lists them. Dispatch,
 produce, the Spark decoders, the testing brokers and the generator read these declarations
 instead of holding their own lists of bindings.
 
@@ -23,6 +23,7 @@ __all__ = [
     "LandingField",
     "LandingType",
     "array",
+    "codec_attribute",
     "load",
     "mapping",
     "spark_json",
@@ -98,14 +99,28 @@ def load(ref: str) -> Any:
     return getattr(importlib.import_module(module, _RUNTIME), name)
 
 
+def codec_attribute(package: str, name: str) -> Any:
+    """Attribute ``name`` of the codec of the binding package ``package`` (its module
+    ``__getattr__``): the package exposes its codec's names, and the codec (which imports
+    pydantic) is imported on first use, not by the registry reading the declaration."""
+    if name.startswith("__"):
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+    codec = importlib.import_module(package + ".codec")
+    try:
+        return getattr(codec, name)
+    except AttributeError:
+        raise AttributeError(f"module {package!r} has no attribute {name!r}") from None
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class BindingSpec:
     """Everything the runtime knows about one protocol binding, declared once (one instance
     per binding: compared and hashed by identity).
 
-    ``name`` names the binding's modules: the codec ``xrgen_runtime.bindings.<name>``, the
-    adapter ``xrgen_runtime.adapters.<name>``, its ``LANDING_SCHEMAS`` key in Spark and its
-    attribute of ``xrgen_runtime.testing.Brokers``.
+    ``name`` names the binding's package ``xrgen_runtime.bindings.<name>`` (its modules
+    ``spec``, ``codec``, ``adapter``, ``endpoint`` and ``spark``; the package itself exposes the
+    codec's names), its ``LANDING_SCHEMAS`` key in Spark and its attribute of
+    ``xrgen_runtime.testing.Brokers``.
     """
 
     #: ``"kafka"``, ``"amqp"``, ...
@@ -160,20 +175,25 @@ class BindingSpec:
     attribute_entries: frozenset[str] = frozenset()
 
     @property
+    def package(self) -> str:
+        """The binding's package (``xrgen_runtime.bindings.kafka``)."""
+        return f"{__package__}.{self.name}"
+
+    @property
     def codec_module(self) -> str:
         """The codec: ``encode(event, mode, **overrides)`` and ``decode(message)``."""
-        return f"{__package__}.{self.name}"
+        return f"{self.package}.codec"
 
     @property
     def adapter_module(self) -> str:
         """The client-library adapter (imports its client library when imported)."""
-        return f"{__package__.rpartition('.')[0]}.adapters.{self.name}"
+        return f"{self.package}.adapter"
 
     @property
     def endpoint_module(self) -> str:
         """The adapter's endpoint support: how the binding's endpoint options (xRegistry
         1.0-rc4) become client settings and adapters (``xrgen_runtime.endpoints``)."""
-        return f"{__package__.rpartition('.')[0]}.adapters._{self.name}_endpoint"
+        return f"{self.package}.endpoint"
 
     @property
     def stem(self) -> str:

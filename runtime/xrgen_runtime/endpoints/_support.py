@@ -1,8 +1,9 @@
 """Finding the endpoint support of a protocol's binding.
 
-Each binding's adapter owns a module ``adapters/_<binding>_endpoint.py`` that knows how the
-endpoint options of its protocol become client configuration and adapter arguments
-(``EndpointSupport``); the binding's declaration names it (``BindingSpec.endpoint_module``).
+Each binding that configures clients from endpoints has a module ``bindings/<x>/endpoint.py``,
+beside its adapter, that knows how the endpoint options of its protocol become client
+configuration and adapter arguments (``EndpointSupport``); the binding's declaration names it
+(``BindingSpec.endpoint_module``).
 """
 
 from __future__ import annotations
