@@ -115,7 +115,9 @@ def test_a_binding_package_imports_its_codec_on_first_use() -> None:
         "assert 'xrgen_runtime.bindings.kafka.codec' not in sys.modules; "
         "from xrgen_runtime.bindings.kafka import encode; "
         "assert encode is sys.modules['xrgen_runtime.bindings.kafka.codec'].encode; "
-        "assert kafka.KafkaMessage is kafka.spec.KafkaMessage"
+        "assert kafka.KafkaMessage is kafka.spec.KafkaMessage; "
+        # then the names are the package's own: reading them skips ``__getattr__``
+        "assert set(kafka.__all__) <= set(vars(kafka))"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
 

@@ -13,6 +13,7 @@ pydantic, a codec or a client library.
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import ModuleType
@@ -106,6 +107,11 @@ def codec_attribute(package: str, name: str) -> Any:
     if name.startswith("__"):
         raise AttributeError(f"module {package!r} has no attribute {name!r}")
     codec = importlib.import_module(package + ".codec")
+    # the package's names become its own attributes: later reads skip ``__getattr__``
+    module = sys.modules[package]
+    for public in getattr(module, "__all__", ()):
+        if public not in module.__dict__ and hasattr(codec, public):
+            setattr(module, public, getattr(codec, public))
     try:
         return getattr(codec, name)
     except AttributeError:
