@@ -117,7 +117,9 @@ def test_batch_mode_detection_matches_the_codecs(
         except runtime_package.DecodeError:
             return False
 
-    wire = importlib.import_module(spark_rt.__name__ + ".wires")._Http()
+    wire = importlib.import_module(
+        runtime_package.__name__ + ".bindings.http.spark"
+    ).HttpWire()
     wire.content_type = lambda: _sql(spark_rt).col("v")  # the content type under test
     got = _spark_values(spark, CONTENT_TYPES, wire.unsupported())
     assert dict(zip(CONTENT_TYPES, got, strict=True)) == {
