@@ -449,20 +449,33 @@ def run_stream(
 ) -> Outcome:
     """Serve, send ``count`` orders, and apply each fault when the service has handled that
     share of them; then wait until every confirmed order was handled (at most once: until
-    the stream is quiet) and stop the service with SIGTERM."""
+    the stream is quiet) and stop the service with SIGTERM.
+
+    At most once, what is published while the service is down is lost, so the handled
+    share may never come: there a fault comes when the producer has sent that share and the
+    service has handled an order since the previous fault (or the stream has ended)."""
     service = Service(pkg, binding, folder, fail)
     service.start()
     producer = Producer(pkg, binding, count, rate)
     try:
         producer.start()
+        mark = 0  # orders handled when the previous fault came
         for share, fault in faults:
 
-            def reached(share: float = share) -> bool:
+            def reached(share: float = share, mark: int = mark) -> bool:
                 if producer.error is not None:
                     raise producer.error
-                return len(set(service.handled())) >= share * count
+                handled = service.handled()
+                if len(set(handled)) >= share * count:
+                    return True
+                return (
+                    binding.at_most_once
+                    and len(producer.confirmed) >= share * count
+                    and (len(handled) > mark or not producer.thread.is_alive())
+                )
 
             wait_until(reached, 120, f"{share:.0%} handled ({service.errors()[-500:]})")
+            mark = len(service.handled())
             fault(service, producer)
         producer.join(300)
         if binding.at_most_once:
