@@ -11,6 +11,7 @@ import logging
 import socket
 import time
 from collections.abc import Iterator
+from concurrent.futures import Future
 from types import ModuleType
 from typing import Any
 
@@ -101,22 +102,28 @@ def test_a_sender_refuses_while_down_and_goes_on_after(
     where = {"host": HOST, "port": str(server.port), "run": unique("c")}
     create = flt.MESSAGES["flt.Order"].create
 
-    def send(order_id: str) -> bool:
+    def offer(order_id: str) -> Future[Any] | None:
+        """The send's future, or ``None`` when the sender refused it (``NotConnected``)."""
         try:
-            s.send(create({"order_id": order_id, "total": 1.0})).result(30)
+            return s.send(create({"order_id": order_id, "total": 1.0}))
         except NotConnected:
+            return None
+
+    def send(order_id: str) -> bool:
+        future = offer(order_id)
+        if future is None:
             return False
+        future.result(30)
         return True
 
     #: messages sent after the broker stopped, before the client noticed: queued, not refused
-    queued: list[Any] = []
+    queued: list[Future[Any]] = []
 
     def refused(order_id: str) -> bool:
-        try:
-            queued.append(s.send(create({"order_id": order_id, "total": 1.0})))
-        except NotConnected:
-            return True
-        return False
+        future = offer(order_id)
+        if future is not None:
+            queued.append(future)
+        return future is None
 
     with flt.ENDPOINTS[ENDPOINTS[binding][0]].sender(**where) as s:
         assert send("a")
