@@ -145,24 +145,78 @@ def test_broker_restart_mid_stream_loses_nothing_acknowledged(
     assert not worker.is_alive()
 
 
+@pytest.mark.parametrize("version", ["5.0", "3.1.1"])
 def test_a_backlog_waits_in_the_broker_not_in_the_receiver(
-    rt: ModuleType, private_mosquitto: ServerProcess
+    rt: ModuleType, private_mosquitto: ServerProcess, version: str
 ) -> None:
     """A persistent session with thousands of queued messages: the receiver holds at most its
-    Receive Maximum of them unacknowledged, whatever the backlog."""
+    Receive Maximum of them unacknowledged, whatever the backlog, also once it acknowledges
+    (Mosquitto 2.0.11 sends up to another window per PUBACK) and on MQTT 3.1.1 (no Receive Maximum:
+    the broker's in-flight limit, 20, until the first acknowledgement)."""
     mqtt, ma = codec(rt, "mqtt"), adapter(rt, "mqtt")
     port, topic, client = private_mosquitto.port, unique("mqtt-backlog"), unique("rx")
-    ma.MqttReceiver(HOST, port, [topic], client_id=client, persistent=True).close()
-    with ma.MqttSender(HOST, port) as tx:
-        event = make_event(rt, rt.MqttBinding(topic=topic, qos=1))
-        for f in [tx.send(mqtt.encode(event)) for _ in range(3000)]:
+    session = {"client_id": client, "persistent": True, "version": version}
+    ma.MqttReceiver(HOST, port, [topic], **session).close()
+    with ma.MqttSender(HOST, port, version=version) as tx:
+        event = make_event(rt, rt.MqttBinding(topic=topic, qos=1, version=version))
+        encoded = mqtt.encode(event, mode="structured")
+        for f in [tx.send(encoded) for _ in range(3000)]:
             f.result(30)
-    with ma.MqttReceiver(
-        HOST, port, [topic], client_id=client, persistent=True, receive_maximum=40
-    ) as rx:
+    window = 40
+    with ma.MqttReceiver(HOST, port, [topic], **session, receive_maximum=window) as rx:
         time.sleep(1.0)  # the broker would send the whole backlog if it could
-        assert 0 < rx._inbox.qsize() <= 40
+        assert 0 < rx._inbox.qsize() <= window
+        for _ in range(10):  # each acknowledgement makes room for one more
+            raw = rx._poll(5.0)
+            assert raw is not None
+            rx._ack(raw)
+        time.sleep(1.0)
+        assert rx._inbox.qsize() == window
         sink = make_sink(rt)
         assert (
-            rx.run(sink.dispatcher.dispatch, max_messages=3000, idle_timeout=10) == 3000
+            rx.run(sink.dispatcher.dispatch, max_messages=2990, idle_timeout=10) == 2990
         )
+    assert not sink.dead
+
+
+@pytest.mark.parametrize("version", ["5.0", "3.1.1"])
+def test_a_message_given_back_with_a_full_window_comes_again(
+    rt: ModuleType, private_mosquitto: ServerProcess, version: str
+) -> None:
+    """Giving a message back reconnects (the broker sends the unacknowledged ones again): that
+    works while the network thread waits for room (a full window and a backlog)."""
+    ma = adapter(rt, "mqtt")
+    port, topic, client = private_mosquitto.port, unique("mqtt-giveback"), unique("rx")
+    session = {"client_id": client, "persistent": True, "version": version}
+    ma.MqttReceiver(HOST, port, [topic], **session).close()
+    with ma.MqttSender(HOST, port, version=version) as tx:
+        sent = [
+            tx.send(rt.MqttMessage(topic=topic, payload=str(i).encode(), qos=1))
+            for i in range(300)
+        ]
+        for f in sent:
+            f.result(30)
+    with ma.MqttReceiver(HOST, port, [topic], **session, receive_maximum=5) as rx:
+        for _ in range(3):  # each PUBACK makes the broker send more than there is room for
+            raw = rx._poll(5.0)
+            assert raw is not None
+            rx._ack(raw)
+        wait_until(lambda: rx._starved, 10, "the network thread waiting for room")
+        first = rx._poll(5.0)
+        assert first is not None
+        rx._nack(first)  # room for one: the network thread takes it and waits again
+        time.sleep(0.5)
+        assert rx._starved
+        start = time.monotonic()
+        again = rx._poll(15.0)  # reconnects first
+        assert time.monotonic() - start < 12  # not the DISCONNECT timeout
+        assert again is not None
+        assert again[1].payload == first[1].payload
+        rx._ack(again)
+        payloads = []
+        while len(payloads) < 296:
+            raw = rx._poll(10.0)
+            assert raw is not None
+            payloads.append(int(raw[1].payload))
+            rx._ack(raw)
+    assert sorted(set(payloads)) == list(range(4, 300))

@@ -9,9 +9,12 @@ Both clients reconnect by themselves, with backoff (``reconnect_delay``). The se
 message while its connection is down (``NotConnected``); a message in flight when the
 connection dropped is published again after the reconnect and its future resolves then. The
 receiver acknowledges (PUBACK) a QoS 1 message only after the handler returned, and holds at
-most ``receive_maximum`` unacknowledged messages (MQTT 5 Receive Maximum; an MQTT 3.1.1 broker
-applies its own in-flight limit, Mosquitto's ``max_inflight_messages``); QoS 0 messages, which
-no window bounds, wait in the network thread while that many are unhandled. With a ``client_id``
+most ``receive_maximum`` unacknowledged messages: it asks an MQTT 5 broker for no more (Receive
+Maximum), and once the subscriptions are granted its network thread stops reading while that
+many are unacknowledged, for brokers that send more (Mosquitto 2.0.11 sends up to another
+window per PUBACK) and on MQTT 3.1.1, which has no such request (until then the broker's own
+in-flight limit applies, Mosquitto's ``max_inflight_messages``). QoS 0 messages, which no
+window bounds, wait in the network thread while that many are unhandled. With a ``client_id``
 and ``persistent=True`` the broker keeps the session: unacknowledged and queued messages
 survive reconnects and broker restarts, and a message received on a connection that dropped
 before it was handled is left to the broker, which sends it again.
@@ -392,9 +395,10 @@ class MqttReceiver(PollingReceiver[tuple[int, Any], MqttMessage]):
     """Subscribe to ``topics`` (filters) and hand each ``MqttMessage`` to the handler.
 
     Messages are acknowledged after the handler returned (paho ``manual_ack``). MQTT 5
-    connections ask the broker for at most ``receive_maximum`` unacknowledged messages, so the
-    network thread hands over at most that many (a QoS 0 message waits while that many are
-    unhandled) and a restart redelivers at most that many. The client reconnects by
+    connections ask the broker for at most ``receive_maximum`` unacknowledged messages, and once
+    the subscriptions are granted the network thread reads no more while that many are
+    unacknowledged (a QoS 0 message waits while that many are unhandled), so a restart
+    redelivers at most that many. The client reconnects by
     itself (backoff ``reconnect_delay``) and subscribes again when the broker forgot the
     session. With a persistent session, messages received on a connection that has since
     dropped are not handled (the broker sends them again), and a message given back
@@ -414,6 +418,11 @@ class MqttReceiver(PollingReceiver[tuple[int, Any], MqttMessage]):
         "_give_back",
         "_closing",
         "_room",
+        "_received",
+        "_released",
+        "_bounded",
+        "_starved",
+        "_space",
     )
 
     def __init__(
@@ -447,6 +456,16 @@ class MqttReceiver(PollingReceiver[tuple[int, Any], MqttMessage]):
         #: messages are bounded by the broker's window; a QoS 0 message waits for room
         self._inbox: queue.SimpleQueue[tuple[int, Any]] = queue.SimpleQueue()
         self._room = receive_maximum
+        #: QoS > 0 messages handed over, and those acknowledged, given back or dropped since:
+        #: each count is written by one thread only (the network thread, the polling one)
+        self._received = 0
+        self._released = 0
+        #: whether the network thread waits for room (not before the SUBACK, nor while
+        #: ``_reconnect`` disconnects: it reads the one and writes the DISCONNECT)
+        self._bounded = False
+        #: set by the network thread while it waits for room; ``_space`` wakes it
+        self._starved = False
+        self._space = threading.Event()
         self._generation = 0
         self._give_back = False
         self._closing = False
@@ -487,12 +506,37 @@ class MqttReceiver(PollingReceiver[tuple[int, Any], MqttMessage]):
                 raise ConnectionRefusedError(
                     f"MQTT broker refused the subscription: {refused[0]}"
                 )
+        self._bounded = True
 
     def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
         if not message.qos:  # not in the broker's window: wait here, reading no more
             while self._inbox.qsize() >= self._room and not self._closing:
                 time.sleep(0.005)
+        else:
+            if self._received - self._released >= self._room and self._bounded:
+                self._wait_for_room()
+            self._received += 1
         self._inbox.put((self._generation, message))
+
+    def _wait_for_room(self) -> None:
+        """Read no more while ``receive_maximum`` QoS > 0 messages are unacknowledged."""
+        self._starved = True
+        while (
+            self._received - self._released >= self._room
+            and self._bounded
+            and not self._closing
+        ):
+            self._space.clear()
+            if self._received - self._released >= self._room:
+                self._space.wait(0.1)
+        self._starved = False
+
+    def _release(self) -> None:
+        """A QoS > 0 message handed over is settled (acknowledged, given back or dropped):
+        room for the next."""
+        self._released += 1
+        if self._starved:
+            self._space.set()
 
     def _on_disconnect(self, *args: Any) -> None:
         self._generation += 1  # what was received so far will not be acknowledged
@@ -506,6 +550,7 @@ class MqttReceiver(PollingReceiver[tuple[int, Any], MqttMessage]):
         except queue.Empty:
             return None
         if item[0] != self._generation and self._persistent and item[1].qos:
+            self._release()
             return None  # its connection dropped: the broker sends it again
         return item
 
@@ -514,16 +559,20 @@ class MqttReceiver(PollingReceiver[tuple[int, Any], MqttMessage]):
 
     def _ack(self, raw: tuple[int, Any]) -> None:
         generation, message = raw
-        # a message of a connection that dropped is not acknowledged on the next one: its
-        # packet identifier may name another message there
-        if message.qos > 0 and generation == self._generation:
-            self._client.ack(message.mid, message.qos)
+        if message.qos > 0:
+            # a message of a connection that dropped is not acknowledged on the next one: its
+            # packet identifier may name another message there
+            if generation == self._generation:
+                self._client.ack(message.mid, message.qos)
+            self._release()
 
     def _nack(self, raw: tuple[int, Any]) -> None:
         """Leave ``raw`` unacknowledged; with a persistent session, reconnect before the next
         message so that the broker sends it (and what followed it) again."""
-        if raw[1].qos > 0 and self._persistent:
-            self._give_back = True
+        if raw[1].qos > 0:
+            self._release()
+            if self._persistent:
+                self._give_back = True
 
     def _reconnect(self) -> None:
         """DISCONNECT (after the acknowledgements sent so far) and connect again, resuming
@@ -533,17 +582,23 @@ class MqttReceiver(PollingReceiver[tuple[int, Any], MqttMessage]):
             "MQTT: reconnecting so that the broker redelivers what was given back"
         )
         self._generation += 1
+        # the network thread must not wait for room: it writes the DISCONNECT
+        self._bounded = False
+        self._space.set()
         _disconnect(self._client, _DISCONNECT_TIMEOUT)
         self._client.on_disconnect = self._on_disconnect
         while True:
             try:
-                self._inbox.get_nowait()
+                _, dropped = self._inbox.get_nowait()
             except queue.Empty:
                 break
+            if dropped.qos:
+                self._release()
         try:
             self._client.reconnect()
         except OSError as exc:  # the network thread keeps trying with backoff
             _log.warning("MQTT: reconnect failed (%s); retrying", exc)
+        self._bounded = True
         self._client.loop_start()
 
     def close(self, timeout: float = 10.0) -> None:
@@ -556,6 +611,7 @@ class MqttReceiver(PollingReceiver[tuple[int, Any], MqttMessage]):
         client never subscribed to, answered after everything sent before it).
         """
         self._closing = True
+        self._space.set()
         synced = threading.Event()
         self._client.on_unsubscribe = lambda *args: synced.set()
         rc, _ = self._client.unsubscribe(_SYNC_FILTER)
