@@ -519,23 +519,28 @@ class MqttReceiver(PollingReceiver[tuple[int, Any], MqttMessage]):
         self._inbox.put((self._generation, message))
 
     def _wait_for_room(self) -> None:
-        """Read no more while ``receive_maximum`` QoS > 0 messages are unacknowledged."""
+        """Read no more while ``receive_maximum`` QoS > 0 messages are unacknowledged, until
+        a quarter of them are settled (one wake-up per that many, not one per message).
+        """
+        low = self._room - max(1, self._room // 4)
         self._starved = True
         while (
-            self._received - self._released >= self._room
+            self._received - self._released > low
             and self._bounded
             and not self._closing
         ):
             self._space.clear()
-            if self._received - self._released >= self._room:
+            if self._received - self._released > low:
                 self._space.wait(0.1)
         self._starved = False
 
     def _release(self) -> None:
         """A QoS > 0 message handed over is settled (acknowledged, given back or dropped):
-        room for the next."""
+        room for the next; the waiting network thread is woken at the low mark."""
         self._released += 1
-        if self._starved:
+        if self._starved and self._received - self._released <= self._room - max(
+            1, self._room // 4
+        ):
             self._space.set()
 
     def _on_disconnect(self, *args: Any) -> None:
