@@ -67,6 +67,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from functools import partial
 from typing import Any, TypeVar
 
+from ._compile import mypyc_attr
 from ._definitions import MessageDef
 from ._errors import DecodeError
 from ._event import Event
@@ -148,6 +149,7 @@ def _wire(
 # --------------------------------------------------------------------------------------------
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class DispatcherBase:
     """Typed consumer dispatch over a tuple of message definitions (see the module doc).
 
@@ -307,9 +309,9 @@ class DispatcherBase:
             )
         try:
             return decode(message), family
-        except DecodeError as exc:
-            why = exc.reason
-            detail = f"{exc.reason}: {exc.detail}" if exc.detail else exc.reason
+        except DecodeError as bad:  # one name per class (mypyc types it)
+            why = bad.reason
+            detail = f"{bad.reason}: {bad.detail}" if bad.detail else bad.reason
         except Exception as exc:  # a codec bug or a missing codec module
             why, detail = "codec-failure", f"codec failure: {exc!r}"
         if why in ("invalid-message", "codec-failure"):
@@ -363,8 +365,10 @@ class DispatcherBase:
                     else:
                         try:
                             new = c.handler_event(event, data)
-                        except DecodeError as exc:
-                            detail = str(exc)
+                        except (
+                            DecodeError
+                        ) as bad:  # one name per class (mypyc types it)
+                            detail = str(bad)
                             return PendingDead(origin, VALIDATION_ERROR, detail, c.id)
                         return c, c.handler, new, params
                 if matched is None:

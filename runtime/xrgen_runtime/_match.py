@@ -197,9 +197,12 @@ class CompiledDef(PayloadReader):
         required: list[str] = []
         constants: list[tuple[str, str, object]] = []
         templates: list[tuple[str, Pattern]] = []
-        self.content_type: str | None = None
+        content_type: str | None = None
         for attr in defn.attributes:
-            self._compile_attr(attr, defn, required, constants, templates)
+            media = self._compile_attr(attr, defn, required, constants, templates)
+            if media is not None:
+                content_type = media
+        self.content_type = content_type
         self.required = _shared(tuple(required))
         self.constants = _shared(tuple(constants))
         # the least ambiguous templates first: the values they fix settle the readings of
@@ -252,12 +255,14 @@ class CompiledDef(PayloadReader):
         required: list[str],
         constants: list[tuple[str, str, object]],
         templates: list[tuple[str, Pattern]],
-    ) -> None:
+    ) -> str | None:
+        """Files ``attr`` under the lists it belongs to; the media type of a declared
+        ``datacontenttype``."""
         value = attr.value
         if value is None:
             if attr.required:
                 required.append(attr.name)
-            return
+            return None
         is_template = isinstance(value, str) and (
             attr.kind == "uritemplate"
             or (attr.kind == "string" and _PLACEHOLDER.search(value) is not None)
@@ -265,14 +270,15 @@ class CompiledDef(PayloadReader):
         if is_template and isinstance(value, str):
             templates.append((attr.name, _pattern(value)))
         elif attr.name == "type" and value == defn.type:
-            return  # already guaranteed by the candidate lookup
+            pass  # already guaranteed by the candidate lookup
         elif attr.name == "time" and value == TIME_NOW:
-            return  # "now" for producers, not a constraint
+            pass  # "now" for producers, not a constraint
         elif attr.name == "datacontenttype" and isinstance(value, str):
-            self.content_type = _media_type(value)
+            return _media_type(value)
         else:
             expected = _typed_constant(attr.name, attr.kind, value)
             constants.append((attr.name, attr.kind, expected))
+        return None
 
     def match(
         self, attrs: dict[str, Any], binding: object, family: str | None

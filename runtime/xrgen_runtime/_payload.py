@@ -84,8 +84,8 @@ class PayloadReader:
             if isinstance(data, bytes):
                 return validator.validate_json(data, strict=True)
             return validator.validate_json(to_json(data), strict=True)
-        except ValidationError as exc:
-            raise Invalid(f"{self.id}: {exc}") from None
+        except ValidationError as invalid:  # one name per class (mypyc types it)
+            raise Invalid(f"{self.id}: {invalid}") from None
         except Exception as exc:  # a model validator raising something unusual
             raise Invalid(f"{self.id}: {exc!r}") from None
 
@@ -107,7 +107,7 @@ class PayloadReader:
         assert model is not None  # a validator exists
         try:
             return decode_payload(model, data, content_type, event)
-        except ValueError as exc:
-            raise Invalid(f"{self.id}: {exc}") from None
+        except ValueError as invalid:  # one name per class (mypyc types it)
+            raise Invalid(f"{self.id}: {invalid}") from None
         except Exception as exc:  # a codec or model validator raising something unusual
             raise Invalid(f"{self.id}: {exc!r}") from None
