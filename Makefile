@@ -63,6 +63,7 @@ test-wheels: setup
 	bash scripts/test_wheels.sh
 
 bench: setup
+	$(PY) scripts/compile_runtime.py
 	$(PY) bench/run_all.py
 
 regen: setup

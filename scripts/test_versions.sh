@@ -7,6 +7,8 @@
 # need pyspark and are deselected here, as are tests marked clients, which need the bindings'
 # client libraries; test_asgi_serving.py imports httpx at module level).
 # An interpreter that is not installed is reported and skipped: 3.11 is the supported floor.
+# 3.12 runs the compiled runtime (mypyc, as `make test` does on 3.11), 3.13 the plain Python one
+# (XRGEN_RUNTIME_PURE=1), so both builds are tested on every run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,16 +37,18 @@ for version in 3.12 3.13; do
         continue
     fi
     venv=".venv-$version"
+    if [ "$version" = 3.13 ]; then export XRGEN_RUNTIME_PURE=1; else unset XRGEN_RUNTIME_PURE; fi
     # (re)installed when a pyproject.toml changed since, as make setup does
     if [ ! -f "$venv/.installed" ] || [ pyproject.toml -nt "$venv/.installed" ] \
-        || [ runtime/pyproject.toml -nt "$venv/.installed" ]; then
+        || [ runtime/pyproject.toml -nt "$venv/.installed" ] \
+        || [ runtime/setup.py -nt "$venv/.installed" ]; then
         "$python" -m venv "$venv"
         "$venv/bin/pip" install -q --upgrade pip
         "$venv/bin/pip" install -q -e ./runtime --config-settings editable_mode=compat
         "$venv/bin/pip" install -q -e ".[test]"
         touch "$venv/.installed"
     fi
-    echo "test-versions: Python $("$venv/bin/python" -c 'import platform; print(platform.python_version())')"
+    echo "test-versions: Python $("$venv/bin/python" -c 'import platform, xrgen_runtime; print(platform.python_version(), "compiled" if xrgen_runtime.compiled() else "plain")')"
     # pytest-xdist workers as in make test (PYTEST_WORKERS, default one per core)
     "$venv/bin/python" -m pytest -q -p no:cacheprovider -n "${PYTEST_WORKERS:-auto}" --dist loadgroup \
         tests/unit tests/runtime tests/e2e tests/errors tests/interop \

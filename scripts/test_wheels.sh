@@ -22,6 +22,19 @@ TEST_TOOLS=(pytest syrupy hypothesis mypy)
 "$PY" -m build --no-isolation --sdist --wheel --outdir "$dist" . >/dev/null
 "$PY" -m build --no-isolation --sdist --wheel --outdir "$dist" runtime >/dev/null
 ls "$dist"
+# the runtime's wheel holds the compiled modules (mypyc); built where no C compiler works, it
+# holds the plain modules only, and the build still succeeds
+unzip -Z1 "$dist"/xrgen_runtime-*.whl | grep -q '^xrgen_runtime/_dispatch\..*\.so$'
+plain=$(mktemp -d)
+rm -rf runtime/build
+CC=/bin/false "$PY" -m pip wheel -q --no-deps --no-build-isolation -w "$plain" ./runtime 2>/dev/null
+if unzip -Z1 "$plain"/xrgen_runtime-*.whl | grep -q '\.so$'; then
+    echo "test-wheels: a build without a C compiler holds extension modules" >&2
+    exit 1
+fi
+unzip -Z1 "$plain"/xrgen_runtime-*.whl | grep -q '^xrgen_runtime/_dispatch\.py$'
+echo "test-wheels: runtime wheel compiled; without a C compiler plain"
+rm -rf "$plain" runtime/build
 
 # a wheel built from each sdist holds the same files as the wheel built from the tree
 for sdist in "$dist"/*.tar.gz; do

@@ -16,7 +16,17 @@ from typing import Any
 
 import pytest
 
-from xrgen import api
+# the compiled runtime modules follow their sources (once, in the controller of an xdist run;
+# before anything imports the runtime)
+if not os.environ.get("PYTEST_XDIST_WORKER"):
+    import subprocess
+
+    subprocess.run(
+        [sys.executable, str(Path(__file__).parent.parent / "scripts" / "compile_runtime.py")],
+        check=True,
+    )
+
+from xrgen import api  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNTIME = ROOT / "runtime" / "xrgen_runtime"

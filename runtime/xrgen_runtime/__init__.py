@@ -107,6 +107,7 @@ __all__ = [
     "RocketMqMessage",
     "WireMessage",
     "__version__",
+    "compiled",
     "require",
 ]
 
@@ -114,7 +115,7 @@ __all__ = [
 def __getattr__(name: str) -> Any:
     if name == "_dispatch":  # the dispatch engine, as an attribute of the package
         return importlib.import_module("._dispatch", __name__)
-    if name not in __all__ or name in ("__version__", "require"):
+    if name not in __all__ or name in ("__version__", "compiled", "require"):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(
         importlib.import_module(_HOMES.get(name, ".bindings"), __name__), name
@@ -138,6 +139,19 @@ def _release(version: str) -> tuple[int, ...]:
             digits += ch
         parts.append(int(digits or 0))
     return tuple(parts + [0] * (3 - len(parts)))
+
+
+def compiled() -> bool:
+    """Whether the dispatch and produce path runs as compiled extension modules (mypyc) or as
+    the plain Python modules (no C compiler at install time, ``XRGEN_RUNTIME_PURE=1``, or a
+    Python the built modules are not for). Both behave the same; the compiled ones are
+    faster."""
+    from importlib.machinery import EXTENSION_SUFFIXES
+    from importlib.util import find_spec
+
+    spec = find_spec("._dispatch", __name__)
+    origin = (spec.origin or "") if spec is not None else ""
+    return origin.endswith(tuple(EXTENSION_SUFFIXES))
 
 
 def require(generated_for: str, package: str) -> None:

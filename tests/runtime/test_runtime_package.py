@@ -102,3 +102,24 @@ def test_two_packages_share_events_errors_and_wire_types(
     broken = xrgen_runtime.KafkaMessage("t", None, b"{", (("content-type", b"application/cloudevents+json"),), None)
     with pytest.raises(other.DecodeError):
         ak.decode(broken)
+
+
+def test_the_dispatch_path_is_compiled_where_it_can_be() -> None:
+    """``compiled()`` tells the compiled runtime (mypyc: every build here has a C compiler)
+    from the plain one (``XRGEN_RUNTIME_PURE=1``), and the modules agree with it: compiled,
+    the engines are extension modules and a generated dispatcher (a Python class) may still
+    subclass the compiled ``DispatcherBase``."""
+    import os
+
+    from xrgen_runtime import _dispatch, _match
+    from xrgen_runtime.bindings.kafka import codec
+
+    pure = os.environ.get("XRGEN_RUNTIME_PURE", "") not in ("", "0")
+    assert xrgen_runtime.compiled() is (not pure)
+    for module in (_dispatch, _match, codec):
+        assert (module.__file__ or "").endswith(".py") is pure, module.__file__
+
+    class Dispatcher(xrgen_runtime.DispatcherBase):
+        pass
+
+    assert issubclass(Dispatcher, xrgen_runtime.DispatcherBase)
