@@ -24,15 +24,18 @@ TEST_TOOLS=(pytest syrupy hypothesis mypy)
 ls "$dist"
 # the runtime's wheel holds the compiled modules (mypyc); built where no C compiler works, it
 # holds the plain modules only, and the build still succeeds
-unzip -Z1 "$dist"/xrgen_runtime-*.whl | grep -q '^xrgen_runtime/_dispatch\..*\.so$'
+# (the listings are read whole: grep -q closing a pipe would fail the script under pipefail)
+listing=$(unzip -Z1 "$dist"/xrgen_runtime-*.whl)
+grep -q '^xrgen_runtime/_dispatch\..*\.so$' <<<"$listing"
 plain=$(mktemp -d)
 rm -rf runtime/build
 CC=/bin/false "$PY" -m pip wheel -q --no-deps --no-build-isolation -w "$plain" ./runtime 2>/dev/null
-if unzip -Z1 "$plain"/xrgen_runtime-*.whl | grep -q '\.so$'; then
+listing=$(unzip -Z1 "$plain"/xrgen_runtime-*.whl)
+if grep -q '\.so$' <<<"$listing"; then
     echo "test-wheels: a build without a C compiler holds extension modules" >&2
     exit 1
 fi
-unzip -Z1 "$plain"/xrgen_runtime-*.whl | grep -q '^xrgen_runtime/_dispatch\.py$'
+grep -q '^xrgen_runtime/_dispatch\.py$' <<<"$listing"
 echo "test-wheels: runtime wheel compiled; without a C compiler plain"
 rm -rf "$plain" runtime/build
 
