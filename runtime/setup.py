@@ -90,4 +90,6 @@ def _extensions() -> list[object]:
         os.chdir(old)
 
 
-setup(ext_modules=_extensions(), cmdclass={"build_ext": _OptionalBuildExt})
+# setuptools runs this file as __main__; scripts/compile_runtime.py imports it for COMPILED
+if __name__ == "__main__":
+    setup(ext_modules=_extensions(), cmdclass={"build_ext": _OptionalBuildExt})

@@ -11,6 +11,7 @@ unlinked first, so a process that has them loaded keeps its copy.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -22,25 +23,27 @@ PACKAGE = RUNTIME / "xrgen_runtime"
 
 
 def _compiled_sources() -> list[str]:
-    namespace: dict[str, object] = {}
-    text = (RUNTIME / "setup.py").read_text()
-    # the list alone (setup.py calls setup() when run)
-    start = text.index("COMPILED = [")
-    end = text.index("\n]\n", start) + 3
-    exec(compile(text[start:end], "setup.py", "exec"), namespace)
-    return list(namespace["COMPILED"])  # type: ignore[call-overload]
+    """runtime/setup.py's ``COMPILED`` (imported: it calls ``setup()`` only as __main__)."""
+    spec = importlib.util.spec_from_file_location(
+        "_xrgen_runtime_setup", RUNTIME / "setup.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return list(module.COMPILED)
 
 
 def stale() -> bool | None:
     """None: nothing built for this Python; else whether a rebuild is due."""
     suffix = sysconfig.get_config_var("EXT_SUFFIX")
-    built = [PACKAGE / (src[: -len(".py")] + suffix) for src in _compiled_sources()]
+    compiled = _compiled_sources()
+    built = [PACKAGE / (src[: -len(".py")] + suffix) for src in compiled]
     if not any(p.exists() for p in built):
         return None
     if not all(p.exists() for p in built):
         return True
     oldest = min(p.stat().st_mtime for p in built)
-    sources = [PACKAGE / s for s in _compiled_sources()] + [RUNTIME / "setup.py"]
+    sources = [PACKAGE / s for s in compiled] + [RUNTIME / "setup.py"]
     return any(s.stat().st_mtime > oldest for s in sources)
 
 
@@ -58,10 +61,7 @@ def rebuild() -> None:
 def main() -> int:
     if os.environ.get("XRGEN_RUNTIME_PURE", "") not in ("", "0"):
         return 0
-    state = stale()
-    if state is None and "--force" not in sys.argv:
-        return 0
-    if state or "--force" in sys.argv:
+    if "--force" in sys.argv or stale():
         print(
             "compile_runtime: rebuilding the compiled runtime modules", file=sys.stderr
         )
