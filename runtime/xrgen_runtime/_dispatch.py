@@ -363,11 +363,10 @@ class DispatcherBase:
                     except Invalid:
                         pass
                     else:
+                        # one ``except ... as`` name per class: mypyc types the name
                         try:
                             new = c.handler_event(event, data)
-                        except (
-                            DecodeError
-                        ) as bad:  # one name per class (mypyc types it)
+                        except DecodeError as bad:
                             detail = str(bad)
                             return PendingDead(origin, VALIDATION_ERROR, detail, c.id)
                         return c, c.handler, new, params
