@@ -418,6 +418,7 @@ class MqttReceiver(PollingReceiver[tuple[int, Any], MqttMessage]):
         "_give_back",
         "_closing",
         "_room",
+        "_low",
         "_received",
         "_released",
         "_bounded",
@@ -456,6 +457,9 @@ class MqttReceiver(PollingReceiver[tuple[int, Any], MqttMessage]):
         #: messages are bounded by the broker's window; a QoS 0 message waits for room
         self._inbox: queue.SimpleQueue[tuple[int, Any]] = queue.SimpleQueue()
         self._room = receive_maximum
+        #: a waiting network thread reads again once this few are unacknowledged (a quarter
+        #: of the window settled: one wake-up per that many, not one per message)
+        self._low = receive_maximum - max(1, receive_maximum // 4)
         #: QoS > 0 messages handed over, and those acknowledged, given back or dropped since:
         #: each count is written by one thread only (the network thread, the polling one)
         self._received = 0
@@ -520,9 +524,8 @@ class MqttReceiver(PollingReceiver[tuple[int, Any], MqttMessage]):
 
     def _wait_for_room(self) -> None:
         """Read no more while ``receive_maximum`` QoS > 0 messages are unacknowledged, until
-        a quarter of them are settled (one wake-up per that many, not one per message).
-        """
-        low = self._room - max(1, self._room // 4)
+        only ``_low`` are."""
+        low = self._low
         self._starved = True
         while (
             self._received - self._released > low
@@ -538,9 +541,7 @@ class MqttReceiver(PollingReceiver[tuple[int, Any], MqttMessage]):
         """A QoS > 0 message handed over is settled (acknowledged, given back or dropped):
         room for the next; the waiting network thread is woken at the low mark."""
         self._released += 1
-        if self._starved and self._received - self._released <= self._room - max(
-            1, self._room // 4
-        ):
+        if self._starved and self._received - self._released <= self._low:
             self._space.set()
 
     def _on_disconnect(self, *args: Any) -> None:
