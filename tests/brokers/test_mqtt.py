@@ -197,7 +197,9 @@ def test_a_message_given_back_with_a_full_window_comes_again(
         for f in sent:
             f.result(30)
     with ma.MqttReceiver(HOST, port, [topic], **session, receive_maximum=5) as rx:
-        for _ in range(3):  # each PUBACK makes the broker send more than there is room for
+        for _ in range(
+            3
+        ):  # each PUBACK makes the broker send more than there is room for
             raw = rx._poll(5.0)
             assert raw is not None
             rx._ack(raw)
@@ -210,6 +212,13 @@ def test_a_message_given_back_with_a_full_window_comes_again(
         start = time.monotonic()
         again = rx._poll(15.0)  # reconnects first
         assert time.monotonic() - start < 12  # not the DISCONNECT timeout
+        # at least once: on MQTT 3.1.1 Mosquitto sometimes sends an acknowledged message of
+        # the three again (3 of about 20 runs here); the given-back one comes before the rest
+        skipped = 0
+        while again is not None and int(again[1].payload) < 3 and skipped < 3:
+            rx._ack(again)
+            skipped += 1
+            again = rx._poll(5.0)
         assert again is not None
         assert again[1].payload == first[1].payload
         rx._ack(again)
