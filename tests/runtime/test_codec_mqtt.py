@@ -78,3 +78,62 @@ def test_decode_errors(mqtt: ModuleType, runtime_package: ModuleType, props: tup
     with pytest.raises(runtime_package.DecodeError) as exc:
         mqtt.decode(runtime_package.MqttMessage("a", b"{", content_type=ct, user_properties=props))
     assert exc.value.reason == reason
+
+
+def _fields(binding: object) -> tuple[object, ...]:
+    """A binding's field values with their types (``1`` and ``True`` compare equal)."""
+    return tuple((type(v), v) for v in (getattr(binding, n) for n in binding.__slots__))
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {},
+        {"response_topic": "r"},
+        {"correlation_data": b"c"},
+        {"message_expiry_interval": 5},
+        {"payload_format_indicator": 1},
+        {"user_properties": tuple(BASE.items()) + (("X-App", "1"),)},
+        {"qos": True},  # a bool where an int belongs: never shares the qos=1 binding
+        {"retain": 1},
+    ],
+)
+def test_decoded_bindings_are_the_fields_of_the_message(
+    mqtt: ModuleType, runtime_package: ModuleType, extra: dict[str, object]
+) -> None:
+    """Messages with no PUBLISH property but topic, qos, retain and version share one binding
+    per topic (they are immutable); whichever way it is made, the binding holds exactly the
+    message's fields."""
+    rt = runtime_package
+    props = extra.pop("user_properties", tuple(BASE.items()))
+    for _ in range(2):  # the second decode may take the shared binding
+        for qos in (0, 1):
+            fields = {"qos": qos, "retain": False, **extra}
+            msg = rt.MqttMessage("t/a", b"{}", user_properties=props, **fields)
+            binding = mqtt.decode(msg).binding
+            other = tuple(p for p in props if p[0] not in BASE)
+            expected = rt.MqttBinding(
+                topic="t/a",
+                version="5.0",
+                user_properties=other,
+                **{k: v for k, v in fields.items()},
+            )
+            assert _fields(binding) == _fields(expected)
+    first = mqtt.decode(rt.MqttMessage("t/b", b"{}", user_properties=tuple(BASE.items())))
+    again = mqtt.decode(rt.MqttMessage("t/b", b"{}", user_properties=tuple(BASE.items())))
+    assert first.binding is again.binding
+
+
+def test_shared_bindings_are_bounded(mqtt: ModuleType, runtime_package: ModuleType) -> None:
+    """However many topics arrive, the shared bindings stay at most ``_SHARED_MAX``, and
+    topics longer than a cache key are never kept."""
+    codec = importlib.import_module(f"{runtime_package.__name__}.bindings.mqtt.codec")
+    props = tuple(BASE.items())
+    long_topic = "t/" + "x" * 300
+    codec.decode(runtime_package.MqttMessage(long_topic, b"{}", user_properties=props))
+    assert all(key[0] != long_topic for key in codec._SHARED)
+    for i in range(codec._SHARED_MAX + 10):
+        topic = f"many/{i}"
+        event = codec.decode(runtime_package.MqttMessage(topic, b"{}", user_properties=props))
+        assert event.binding.topic == topic
+    assert len(codec._SHARED) == codec._SHARED_MAX

@@ -148,16 +148,50 @@ def encode(
 
 
 _build_binding: Callable[..., MqttBinding] = builder(MqttBinding)
+#: (topic, qos, retain, version) -> the binding of the messages received there that carry no
+#: other PUBLISH property (the usual CloudEvent): bindings are immutable, so they share one
+#: instance instead of building ten fields per message; bounded like the other caches of wire
+#: text (``_limits``)
+_SHARED: dict[tuple[str, int, bool, str], MqttBinding] = {}
+_SHARED_MAX = 4096
 
 
 def _binding(
     message: MqttMessage, props: _Pairs, content_type: str | None
 ) -> MqttBinding:
+    # read untyped: compiled code reading a field declared ``int`` would make ``True`` a
+    # ``1``, and refuse an ``int`` where a ``bool`` is declared
+    untyped: Any = message
+    topic: object = untyped.topic
+    qos: object = untyped.qos
+    retain: object = untyped.retain
+    version: object = untyped.version
+    if (
+        not props
+        and content_type is None
+        and message.response_topic is None
+        and message.correlation_data is None
+        and message.message_expiry_interval is None
+        and message.payload_format_indicator is None
+        and topic.__class__ is str
+        and qos.__class__ is int
+        and retain.__class__ is bool
+        and version.__class__ is str
+    ):
+        key = (topic, qos, retain, version)
+        shared = _SHARED.get(key)
+        if shared is None:
+            shared = _build_binding(
+                topic, qos, retain, version, (), None, None, None, None, None
+            )
+            if len(topic) <= CACHE_KEY_MAX and len(_SHARED) < _SHARED_MAX:
+                _SHARED[key] = shared
+        return shared
     return _build_binding(
-        message.topic,
-        message.qos,
-        message.retain,
-        message.version,
+        topic,
+        qos,
+        retain,
+        version,
         props,
         content_type,
         message.response_topic,
@@ -242,6 +276,5 @@ def _decode(message: MqttMessage) -> Event[Any]:
         raise problem
     if content_type is not None:
         attributes["datacontenttype"] = content_type
-    event = Event(check_decoded(attributes), payload or None, None)
-    event.binding = _binding(message, tuple(other) if other else (), None)
-    return event
+    binding = _binding(message, tuple(other) if other else (), None)
+    return Event(check_decoded(attributes), payload or None, binding)
