@@ -221,7 +221,7 @@ class DispatcherBase:
             except Exception:
                 pass  # ``_decode`` below says why, as for any other input
             else:
-                return self._run_sync(event, wire[0], message)
+                return self._run_sync(event, wire[0], message, True)
         decoded = self._decode(message)
         if type(decoded) is PendingDead:
             if observer is not None:
@@ -230,7 +230,7 @@ class DispatcherBase:
         event, family = decoded
         if observer is not None:
             return observer.process(self, self._run_sync, event, family, message)
-        return self._run_sync(event, family, message)
+        return self._run_sync(event, family, message, True)
 
     def dispatch_event(self, event: Event[Any], wire: object = None) -> DispatchResult:
         """Dispatch an already decoded event; ``wire`` (default: ``event``) goes to dead letter."""
@@ -258,7 +258,7 @@ class DispatcherBase:
             except Exception:
                 pass  # ``_decode`` below says why, as for any other input
             else:
-                return await self._run_async(event, wire[0], message, offload)
+                return await self._run_async(event, wire[0], message, offload, True)
         decoded = self._decode(message)
         if type(decoded) is PendingDead:
             if observer is not None:
@@ -272,7 +272,7 @@ class DispatcherBase:
         )
         if observer is not None:
             return await observer.process_async(self, run, event, family, message)
-        return await run(event, family, message)
+        return await run(event, family, message, own=True)
 
     async def dispatch_event_async(
         self, event: Event[Any], wire: object = None
@@ -334,10 +334,11 @@ class DispatcherBase:
         return PendingDead(message, reason, detail, None)
 
     def _select(
-        self, event: Event[Any], family: str | None, origin: object
+        self, event: Event[Any], family: str | None, origin: object, own: bool
     ) -> tuple[CompiledDef, Handler, Event[Any], dict[str, str]] | PendingDead:
         """The definition, its handler, the handler's event and the params for ``event``, or
-        the dead letter to send (also for a bug in here: exactly one dead letter)."""
+        the dead letter to send (also for a bug in here: exactly one dead letter). ``own``:
+        ``event`` was decoded here, so it becomes the handler's event."""
         try:
             attrs = event.attributes
             if attrs:
@@ -365,7 +366,7 @@ class DispatcherBase:
                     else:
                         # one ``except ... as`` name per class: mypyc types the name
                         try:
-                            new = c.handler_event(event, data)
+                            new = c.handler_event(event, data, own)
                         except DecodeError as bad:
                             detail = str(bad)
                             return PendingDead(origin, VALIDATION_ERROR, detail, c.id)
@@ -388,9 +389,9 @@ class DispatcherBase:
             return _internal_error(origin, exc)
 
     def _run_sync(
-        self, event: Event[Any], family: str | None, origin: object
+        self, event: Event[Any], family: str | None, origin: object, own: bool = False
     ) -> DispatchResult:
-        selected = self._select(event, family, origin)
+        selected = self._select(event, family, origin, own)
         if type(selected) is PendingDead:
             return self._dead(selected)
         c, handler, new, params = selected
@@ -443,8 +444,9 @@ class DispatcherBase:
         family: str | None,
         origin: object,
         offload: Offload | None = None,
+        own: bool = False,
     ) -> DispatchResult:
-        selected = self._select(event, family, origin)
+        selected = self._select(event, family, origin, own)
         if type(selected) is PendingDead:
             return await self._dead_async(selected)
         c, handler, new, params = selected

@@ -47,8 +47,14 @@ class PayloadReader:
             (a.name, a.kind) for a in defn.attributes if a.kind in KIND_TYPES
         )
 
-    def handler_event(self, event: Event[Any], data: object) -> Event[Any]:
-        """The event the handler gets: validated ``data``, declared attributes typed."""
+    def handler_event(
+        self, event: Event[Any], data: object, own: bool = False
+    ) -> Event[Any]:
+        """The event the handler gets: validated ``data``, declared attributes typed.
+
+        ``own``: ``event`` was decoded by the dispatcher and nobody else holds it, so it
+        becomes the handler's event (no second ``Event`` per message); else a new one.
+        """
         attrs = event.attributes
         if self.typed and any(isinstance(attrs.get(n), str) for n, _ in self.typed):
             attrs = dict(attrs)
@@ -56,7 +62,14 @@ class PayloadReader:
                 value = attrs.get(name)
                 if isinstance(value, str):
                     attrs[name] = coerce_attribute(name, value, kind)
-        return Event(attrs, data, event.binding, self.plain_type)
+        if not own:
+            return Event(attrs, data, event.binding, self.plain_type)
+        if attrs is not event.attributes:
+            event.attributes = attrs
+        event.data = data
+        if event.content_type is not self.plain_type:
+            event.content_type = self.plain_type
+        return event
 
     def payload(self, event: Event[Any]) -> object:
         """The handler's ``data``: a validated model instance, or bytes for opaque payloads."""

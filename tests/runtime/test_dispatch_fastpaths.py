@@ -84,6 +84,10 @@ def test_pattern_fill_equals_template_match(
     assert ok == general_fill(patterns, template, text, general)
     if ok:  # on failure the partly filled params are thrown away
         assert fast == general
+    again = dict(params)  # a reading remembered by the pattern is the same reading
+    assert pattern.fill(text, again) == ok
+    if ok:
+        assert again == general
 
 
 @pytest.mark.parametrize(
@@ -111,11 +115,30 @@ def test_pattern_fill_table(
     expected: dict[str, str] | None,
 ) -> None:
     pattern = patterns.Pattern(template)
-    fast, general = dict(params), dict(params)
-    ok = pattern.fill(text, fast)
-    assert ok == general_fill(patterns, template, text, general) == (expected is not None)
-    if expected is not None:
-        assert fast == general == expected
+    for _ in range(2):  # the second time from what the pattern remembered
+        fast, general = dict(params), dict(params)
+        ok = pattern.fill(text, fast)
+        assert ok == general_fill(patterns, template, text, general) == (expected is not None)
+        if expected is not None:
+            assert fast == general == expected
+
+
+def test_remembered_readings_are_bounded(
+    patterns: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Patterns remember at most ``SEEN_MAX`` readings together, of texts no longer than a
+    cache key; past that they read every text again, with the same results."""
+    pattern = patterns.Pattern("/d/{id}")
+    long_text = "/d/" + "x" * 300
+    assert pattern.fill(long_text, {})
+    assert long_text not in pattern.seen
+    monkeypatch.setattr(patterns, "_seen_room", 2)
+    for i in range(5):
+        params: dict[str, str] = {}
+        assert pattern.fill(f"/d/{i}", params) and params == {"id": str(i)}
+    assert not pattern.fill("/d/a/b", {})
+    assert sorted(pattern.seen) == ["/d/0", "/d/1"]
+    assert patterns._seen_room == 0
 
 
 def reference_match(
@@ -257,6 +280,33 @@ def test_pending_dead_has_no_subclasses(runtime_package: ModuleType) -> None:
     ``isinstance``): the same test only while nothing subclasses it."""
     outcome = importlib.import_module(runtime_package.__name__ + "._outcome")
     assert outcome.PendingDead.__subclasses__() == []
+
+
+@pytest.mark.parametrize("typed", [False, True])
+@pytest.mark.parametrize("run_async", [False, True])
+def test_handler_event_of_a_wire_message(
+    runtime_package: ModuleType, dp: ModuleType, typed: bool, run_async: bool
+) -> None:
+    """A wire message's event, decoded by the dispatcher, becomes the handler's event: the
+    same event ``handler_event`` builds from the decoded one."""
+    rt = runtime_package
+    attrs = (rt.AttrDef("seq", "integer"),) if typed else ()
+    defn = rt.MessageDef("m", "g", "CloudEvents/1.0", "t", attrs, model=Body)
+    got: list[Any] = []
+    d = dp.DispatcherBase((defn,), dead_letter=lambda *a: got.append(a))
+    d.on("m")(lambda event, params: got.append(event))
+    headers = (("ce_specversion", b"1.0"), ("ce_id", b"1"), ("ce_source", b"/s"),
+               ("ce_type", b"t"), ("ce_seq", b"5"))  # fmt: skip
+    msg = rt.KafkaMessage("topic", None, b'{"n": 2}', headers=headers)
+    if run_async:
+        asyncio.run(d.dispatch_async(msg))
+    else:
+        d.dispatch(msg)
+    expected = d._by_id["m"].handler_event(
+        importlib.import_module(rt.__name__ + ".bindings.kafka").decode(msg), Body(n=2)
+    )
+    assert got == [expected]
+    assert got[0].attributes["seq"] == (5 if typed else "5")
 
 
 @pytest.mark.parametrize("typed", [False, True])
