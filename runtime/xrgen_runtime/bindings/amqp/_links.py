@@ -15,6 +15,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
 
@@ -32,13 +33,20 @@ class Sending(Io):
     """The sending side: links per target address, messages pipelined, futures resolved by
     the dispositions (see the module doc)."""
 
-    def __init__(self, *args: Any, max_in_flight: int) -> None:
+    def __init__(
+        self, *args: Any, max_in_flight: int, convert: Callable[[Any], Any]
+    ) -> None:
         super().__init__(*args)
         self.max_in_flight = max_in_flight
+        #: a ``send`` waiting for room goes on once this few are in flight: a quarter of the
+        #: window at once, not one message per settlement (each a wake-up of its thread)
+        self.low_water = max_in_flight - max(1, max_in_flight // 4)
+        #: what ``send`` gets -> the proton message (in the connection's thread)
+        self.convert = convert
         self.links: dict[str | None, Any] = {}
         #: link -> futures of its messages sent and not yet settled (in order)
         self.in_flight: dict[Any, dict[Future[Receipt], None]] = {}
-        #: (address, proton message, future) handed over by ``send``
+        #: (address, message, future) handed over by ``send``
         self.outbox: deque[tuple[str | None, Any, Future[Receipt]]] = deque()
         #: link -> messages waiting for its credit
         self.waiting: dict[Any, deque[tuple[Any, Future[Receipt], Receipt]]] = {}
@@ -137,6 +145,11 @@ class Sending(Io):
             if not self.up:
                 self._fail(future, self._down())
                 continue
+            try:
+                message = self.convert(message)
+            except Exception as exc:  # a value proton cannot encode
+                self._fail(future, exc)
+                continue
             link = self._link(address)
             waiting = self.waiting[link]
             if waiting or not link.credit:
@@ -202,7 +215,7 @@ class Sending(Io):
 
     def _settled(self, count: int) -> None:
         self.settled += count
-        if not self.room.is_set() and self.sent - self.settled < self.max_in_flight:
+        if not self.room.is_set() and self.sent - self.settled <= self.low_water:
             self.room.set()
         if self.flushing:
             with self.changed:

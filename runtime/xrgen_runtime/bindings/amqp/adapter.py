@@ -22,7 +22,7 @@ returned and releases it (``released``: the broker requeues it) when it is given
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from datetime import UTC, datetime
 from typing import Any, cast
@@ -51,8 +51,8 @@ __all__ = [
     "to_proton",
 ]
 
-#: properties section: AMQP field name -> proton ``Message`` attribute
-_PROPERTIES = {
+#: properties section: AMQP field name -> proton ``Message`` attribute (to send)
+_ATTRIBUTES = {
     "message-id": "id",
     "user-id": "user_id",
     "to": "address",
@@ -67,19 +67,34 @@ _PROPERTIES = {
     "group-sequence": "group_sequence",
     "reply-to-group-id": "reply_to_group_id",
 }
-#: symbol fields whose proton getter turns "unset" into the text "None": read them raw
-_RAW_SYMBOLS = {
-    "content-type": cproton.pn_message_get_content_type,
-    "content-encoding": cproton.pn_message_get_content_encoding,
-}
+#: properties section: AMQP field name -> the proton getter of its value, called on the
+#: message's C handle (proton's ``Message`` properties wrap the same calls, at twice the cost;
+#: the symbol fields' properties would also turn "unset" into the text "None")
+_PROPERTIES: tuple[tuple[str, Callable[[Any], Any]], ...] = (
+    ("message-id", cproton.pn_message_get_id),
+    ("user-id", cproton.pn_message_get_user_id),
+    ("to", cproton.pn_message_get_address),
+    ("subject", cproton.pn_message_get_subject),
+    ("reply-to", cproton.pn_message_get_reply_to),
+    ("correlation-id", cproton.pn_message_get_correlation_id),
+    ("content-type", cproton.pn_message_get_content_type),
+    ("content-encoding", cproton.pn_message_get_content_encoding),
+    ("absolute-expiry-time", cproton.pn_message_get_expiry_time),  # ms
+    ("creation-time", cproton.pn_message_get_creation_time),  # ms
+    ("group-id", cproton.pn_message_get_group_id),
+    ("group-sequence", cproton.pn_message_get_group_sequence),
+    ("reply-to-group-id", cproton.pn_message_get_reply_to_group_id),
+)
 _TIMESTAMPS = frozenset(("absolute-expiry-time", "creation-time"))
-_HEADER_DEFAULTS: dict[str, Any] = {
-    "durable": False,
-    "priority": 4,
-    "ttl": 0,
-    "first-acquirer": False,
-    "delivery-count": 0,
-}
+#: header section: field -> (its proton getter, its default: left out when it holds that)
+_HEADER: tuple[tuple[str, Callable[[Any], Any], Any], ...] = (
+    ("durable", cproton.pn_message_is_durable, False),
+    ("priority", cproton.pn_message_get_priority, 4),
+    ("ttl", cproton.pn_message_get_ttl, 0),  # ms
+    ("first-acquirer", cproton.pn_message_is_first_acquirer, False),
+    ("delivery-count", cproton.pn_message_get_delivery_count, 0),
+)
+_HEADER_NAMES = frozenset(name for name, _, _ in _HEADER)
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
@@ -141,29 +156,36 @@ def _plain(values: Mapping[Any, Any] | None) -> dict[str, Any]:
 # --------------------------------------------------------------------------------------------
 
 
-def to_proton(msg: AmqpMessage) -> Any:
-    """A proton ``Message`` carrying every section of ``msg``."""
+def check_sendable(msg: AmqpMessage) -> None:
+    """``ValueError`` when proton cannot send ``msg`` as it is: a footer, or a properties or
+    header field AMQP does not have."""
     if msg.footer:
         raise ValueError("python-qpid-proton cannot send an AMQP footer")
+    for name in msg.properties:
+        if name not in _ATTRIBUTES:
+            raise ValueError(f"unknown AMQP properties field {name!r}")
+    for name in msg.header:
+        if name not in _HEADER_NAMES:
+            raise ValueError(f"unknown AMQP header field {name!r}")
+
+
+def to_proton(msg: AmqpMessage) -> Any:
+    """A proton ``Message`` carrying every section of ``msg``."""
+    check_sendable(msg)
     out: Any = proton.Message()
     if msg.body is not None:
         out.body = msg.body
         out.inferred = True  # bytes -> one data section (not an amqp-value)
     for name, value in msg.properties.items():
-        attr = _PROPERTIES.get(name)
-        if attr is None:
-            raise ValueError(f"unknown AMQP properties field {name!r}")
         if name in _TIMESTAMPS:
             ms = _ms(value) if isinstance(value, datetime) else int(value)
             value = ms / 1000  # proton takes seconds
-        setattr(out, attr, value)
+        setattr(out, _ATTRIBUTES[name], value)
     for name, value in msg.header.items():
         if name == "ttl":
             out.ttl = int(value) / 1000
-        elif name in _HEADER_DEFAULTS:
-            setattr(out, name.replace("-", "_"), value)
         else:
-            raise ValueError(f"unknown AMQP header field {name!r}")
+            setattr(out, name.replace("-", "_"), value)
     if msg.application_properties:
         out.properties = {
             k: to_amqp_value(v) for k, v in msg.application_properties.items()
@@ -188,13 +210,13 @@ def _body(message: Any) -> bytes | None:
 
 def _properties(message: Any) -> dict[str, Any]:
     props: dict[str, Any] = {}
-    for name, attr in _PROPERTIES.items():
-        raw = _RAW_SYMBOLS.get(name)
-        value = getattr(message, attr) if raw is None else raw(message._msg)
+    handle = message._msg
+    for name, get in _PROPERTIES:
+        value = get(handle)
         if value is None or value == 0 or value == b"" or value == "":
             continue  # proton reports unset fields as None / 0 / empty
         if name in _TIMESTAMPS:
-            value = _from_ms(round(value * 1000))
+            value = _from_ms(value)
         elif isinstance(value, proton.ulong):
             value = int(value)
         elif isinstance(value, str):  # symbol -> str
@@ -207,10 +229,9 @@ def _properties(message: Any) -> dict[str, Any]:
 
 def _header(message: Any) -> dict[str, Any]:
     header: dict[str, Any] = {}
-    for name, default in _HEADER_DEFAULTS.items():
-        value = getattr(message, name.replace("-", "_"))
-        if name == "ttl":
-            value = round(value * 1000)
+    handle = message._msg
+    for name, get, default in _HEADER:
+        value = get(handle)
         if value != default:
             header[name] = value
     return header
@@ -423,6 +444,7 @@ class AmqpSender(Sender):
             address,
             options,
             max_in_flight=max_in_flight,
+            convert=to_proton,
         )
         self._io.start()
 
@@ -432,8 +454,11 @@ class AmqpSender(Sender):
         if msg.__class__ is not AmqpMessage:
             msg = self._encode(msg)
         msg = cast(AmqpMessage, msg)
+        check_sendable(msg)
         address = msg.address if msg.address is not None else self._address
-        return self._io.send(address, to_proton(msg), self._timeout)
+        # made into a proton message by the connection's thread: the caller's thread then
+        # makes no proton call, and the two do not take the GIL from each other per call
+        return self._io.send(address, msg, self._timeout)
 
     def flush(self, timeout: float = 30.0) -> None:
         """Wait until the broker settled every message sent so far.
