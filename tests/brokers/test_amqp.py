@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from datetime import datetime, timezone
 from types import ModuleType
 from typing import Any
@@ -100,6 +101,30 @@ def test_footer_is_refused_not_dropped(rt: ModuleType) -> None:
     aa = adapter(rt, "amqp")
     with pytest.raises(ValueError, match="footer"):
         aa.to_proton(rt.AmqpMessage(body=b"x", footer={"k": "v"}))
+
+
+def test_a_message_proton_cannot_encode_fails_alone(rt: ModuleType, amqp_url: str) -> None:
+    """A value proton has no encoding for fails that message's future (and ``flush``) with
+    a ``SendError`` naming it; the connection goes on sending the others."""
+    aa = adapter(rt, "amqp")
+    send_error = importlib.import_module(rt.__name__ + ".adapters").SendError
+    address = queue()
+    with aa.AmqpSender(amqp_url, address) as tx:
+        with pytest.raises(ValueError, match="unknown AMQP header field"):  # at once
+            tx.send(rt.AmqpMessage(body=b"x", header={"ttl-ms": 1}))
+        before = tx.send(rt.AmqpMessage(body=b"1"))
+        bad = tx.send(rt.AmqpMessage(body=b"2", application_properties={"k": object()}))
+        after = tx.send(rt.AmqpMessage(body=b"3"))
+        with pytest.raises(send_error, match="cannot encode"):
+            bad.result(10)
+        assert before.result(10).destination == after.result(10).destination == address
+        with pytest.raises(send_error, match="cannot encode"):
+            tx.flush(10)
+        tx.send(rt.AmqpMessage(body=b"4")).result(10)
+    with aa.AmqpReceiver(amqp_url, address) as rx:
+        got: list[Any] = []
+        assert rx.run(got.append, max_messages=3, idle_timeout=10) == 3
+    assert [m.body for m in got] == [b"1", b"3", b"4"]
 
 
 def test_handler_error_and_malformed_message_are_dead_lettered(

@@ -147,8 +147,8 @@ class Sending(Io):
                 continue
             try:
                 message = self.convert(message)
-            except Exception as exc:  # a value proton cannot encode
-                self._fail(future, exc)
+            except Exception as exc:  # a value proton cannot take
+                self._fail(future, _unencodable(exc))
                 continue
             link = self._link(address)
             waiting = self.waiting[link]
@@ -167,8 +167,18 @@ class Sending(Io):
     def _deliver(
         self, link: Any, message: Any, future: Future[Receipt], receipt: Receipt
     ) -> None:
-        delivery = link.send(message)
+        # ``proton.Message.send`` with the encoding first: a message proton cannot encode
+        # fails alone, before a delivery is opened on the link
+        try:
+            encoded = message.encode()
+        except Exception as exc:
+            self._fail(future, _unencodable(exc))
+            return
+        delivery = link.delivery(link.delivery_tag())
+        link.stream(encoded)
+        link.advance()
         if link.snd_settle_mode == proton.Link.SND_SETTLED:
+            delivery.settle()
             future.set_result(receipt)  # pre-settled: no disposition will come
             self._settled(1)
         else:
@@ -240,6 +250,10 @@ class Sending(Io):
         self.links = {}
         self.waiting = {}
         self.in_flight = {}
+
+
+def _unencodable(exc: Exception) -> AmqpDeliveryError:
+    return AmqpDeliveryError(f"proton cannot encode the message: {exc!r}")
 
 
 class Receiving(Io):
