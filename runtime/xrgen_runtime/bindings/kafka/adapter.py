@@ -34,6 +34,7 @@ from ...adapters._encoding import Encoder, encoder_or_refusal
 from ...adapters._future import SendFuture
 from ...adapters._loop import PollingReceiver
 from ...adapters._sender import Receipt, Sender, SendError
+from .._common import builder
 from .codec import new_kafka_message
 from .spec import KafkaMessage
 
@@ -128,6 +129,11 @@ class KafkaDelivery(Receipt):
     def topic(self) -> str | None:
         """The topic (``destination``)."""
         return self.destination
+
+
+#: ``KafkaDelivery(topic, partition, offset, None)`` without the frozen dataclass's
+#: ``__init__`` (one per message sent)
+_new_delivery: Callable[..., KafkaDelivery] = builder(KafkaDelivery)
 
 
 class KafkaDeliveryError(SendError):
@@ -246,8 +252,8 @@ class KafkaSender(Sender):
             else:
                 if self._brokers.down:
                     self._brokers.up()
-                result = KafkaDelivery(
-                    record.topic(), record.partition(), record.offset()
+                result = _new_delivery(
+                    record.topic(), record.partition(), record.offset(), None
                 )
                 future.set_result(result)
             if on_delivery is not None:
