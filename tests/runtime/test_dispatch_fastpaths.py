@@ -282,6 +282,19 @@ def test_pending_dead_has_no_subclasses(runtime_package: ModuleType) -> None:
     assert outcome.PendingDead.__subclasses__() == []
 
 
+def recording_dispatcher(
+    rt: ModuleType, dp: ModuleType, typed: bool
+) -> tuple[Any, list[Any]]:
+    """A dispatcher of one definition (type ``t``, payload ``Body``; ``typed``: an integer
+    attribute ``seq``) and the list its handler and dead letter append to."""
+    attrs = (rt.AttrDef("seq", "integer"),) if typed else ()
+    defn = rt.MessageDef("m", "g", "CloudEvents/1.0", "t", attrs, model=Body)
+    got: list[Any] = []
+    d = dp.DispatcherBase((defn,), dead_letter=lambda *a: got.append(a))
+    d.on("m")(lambda event, params: got.append(event))
+    return d, got
+
+
 @pytest.mark.parametrize("typed", [False, True])
 @pytest.mark.parametrize("run_async", [False, True])
 def test_handler_event_of_a_wire_message(
@@ -290,11 +303,7 @@ def test_handler_event_of_a_wire_message(
     """A wire message's event, decoded by the dispatcher, becomes the handler's event: the
     same event ``handler_event`` builds from the decoded one."""
     rt = runtime_package
-    attrs = (rt.AttrDef("seq", "integer"),) if typed else ()
-    defn = rt.MessageDef("m", "g", "CloudEvents/1.0", "t", attrs, model=Body)
-    got: list[Any] = []
-    d = dp.DispatcherBase((defn,), dead_letter=lambda *a: got.append(a))
-    d.on("m")(lambda event, params: got.append(event))
+    d, got = recording_dispatcher(rt, dp, typed)
     headers = (("ce_specversion", b"1.0"), ("ce_id", b"1"), ("ce_source", b"/s"),
                ("ce_type", b"t"), ("ce_seq", b"5"))  # fmt: skip
     msg = rt.KafkaMessage("topic", None, b'{"n": 2}', headers=headers)
@@ -318,11 +327,7 @@ def test_handler_event(
     declared attributes typed (without typed attributes it skips the copy of the attributes).
     """
     rt = runtime_package
-    attrs = (rt.AttrDef("seq", "integer"),) if typed else ()
-    defn = rt.MessageDef("m", "g", "CloudEvents/1.0", "t", attrs, model=Body)
-    got: list[Any] = []
-    d = dp.DispatcherBase((defn,), dead_letter=lambda *a: got.append(a))
-    d.on("m")(lambda event, params: got.append(event))
+    d, got = recording_dispatcher(rt, dp, typed)
     event = rt.Event({"type": "t", "seq": "5"}, b'{"n": 2}', None)
     if run_async:
         asyncio.run(d.dispatch_event_async(event))
