@@ -34,22 +34,22 @@ class Sending(Io):
     the dispositions (see the module doc)."""
 
     def __init__(
-        self, *args: Any, max_in_flight: int, convert: Callable[[Any], Any]
+        self, *args: Any, max_in_flight: int, encode: Callable[[Any], bytes]
     ) -> None:
         super().__init__(*args)
         self.max_in_flight = max_in_flight
         #: a ``send`` waiting for room goes on once this few are in flight: a quarter of the
         #: window at once, not one message per settlement (each a wake-up of its thread)
         self.low_water = max_in_flight - max(1, max_in_flight // 4)
-        #: what ``send`` gets -> the proton message (in the connection's thread)
-        self.convert = convert
+        #: what ``send`` gets -> the bytes of its transfer (in the connection's thread)
+        self.encode = encode
         self.links: dict[str | None, Any] = {}
         #: link -> futures of its messages sent and not yet settled (in order)
         self.in_flight: dict[Any, dict[Future[Receipt], None]] = {}
         #: (address, message, future) handed over by ``send``
         self.outbox: deque[tuple[str | None, Any, Future[Receipt]]] = deque()
-        #: link -> messages waiting for its credit
-        self.waiting: dict[Any, deque[tuple[Any, Future[Receipt], Receipt]]] = {}
+        #: link -> encoded messages waiting for its credit
+        self.waiting: dict[Any, deque[tuple[bytes, Future[Receipt], Receipt]]] = {}
         self.sent = 0  # written by the caller's thread only
         self.settled = 0  # written by the container's thread only
         self.room = threading.Event()
@@ -146,16 +146,18 @@ class Sending(Io):
                 self._fail(future, self._down())
                 continue
             try:
-                message = self.convert(message)
-            except Exception as exc:  # a value proton cannot take
-                self._fail(future, _unencodable(exc))
+                encoded = self.encode(message)
+            except Exception as exc:  # a value proton cannot encode: this message fails
+                self._fail(
+                    future, AmqpDeliveryError(f"proton cannot encode it: {exc!r}")
+                )
                 continue
             link = self._link(address)
             waiting = self.waiting[link]
             if waiting or not link.credit:
-                waiting.append((message, future, Receipt(address)))
+                waiting.append((encoded, future, Receipt(address)))
             else:
-                self._deliver(link, message, future, Receipt(address))
+                self._deliver(link, encoded, future, Receipt(address))
 
     def on_sendable(self, event: Any) -> None:
         link = event.sender
@@ -165,15 +167,10 @@ class Sending(Io):
             self._deliver(link, message, future, receipt)
 
     def _deliver(
-        self, link: Any, message: Any, future: Future[Receipt], receipt: Receipt
+        self, link: Any, encoded: bytes, future: Future[Receipt], receipt: Receipt
     ) -> None:
-        # ``proton.Message.send`` with the encoding first: a message proton cannot encode
-        # fails alone, before a delivery is opened on the link
-        try:
-            encoded = message.encode()
-        except Exception as exc:
-            self._fail(future, _unencodable(exc))
-            return
+        # ``proton.Message.send`` on a message encoded before (in ``drain``: one that does
+        # not encode fails alone, with no delivery opened on the link)
         delivery = link.delivery(link.delivery_tag())
         link.stream(encoded)
         link.advance()
@@ -250,10 +247,6 @@ class Sending(Io):
         self.links = {}
         self.waiting = {}
         self.in_flight = {}
-
-
-def _unencodable(exc: Exception) -> AmqpDeliveryError:
-    return AmqpDeliveryError(f"proton cannot encode the message: {exc!r}")
 
 
 class Receiving(Io):

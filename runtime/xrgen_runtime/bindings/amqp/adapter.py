@@ -172,6 +172,16 @@ def check_sendable(msg: AmqpMessage) -> None:
 def to_proton(msg: AmqpMessage) -> Any:
     """A proton ``Message`` carrying every section of ``msg``."""
     check_sendable(msg)
+    return _to_proton(msg)
+
+
+def _encoded(msg: AmqpMessage) -> bytes:
+    """``msg`` as proton encodes it for a transfer (``msg`` passed ``check_sendable``)."""
+    encoded: bytes = _to_proton(msg).encode()  # a bytearray: streamed as it is
+    return encoded
+
+
+def _to_proton(msg: AmqpMessage) -> Any:
     out: Any = proton.Message()
     if msg.body is not None:
         out.body = msg.body
@@ -444,7 +454,7 @@ class AmqpSender(Sender):
             address,
             options,
             max_in_flight=max_in_flight,
-            convert=to_proton,
+            encode=_encoded,
         )
         self._io.start()
 
