@@ -221,7 +221,7 @@ class DispatcherBase:
             except Exception:
                 pass  # ``_decode`` below says why, as for any other input
             else:
-                return self._run_sync(event, wire[0], message, True)
+                return self._run_sync(event, wire[0], message, own=True)
         decoded = self._decode(message)
         if type(decoded) is PendingDead:
             if observer is not None:
@@ -230,7 +230,7 @@ class DispatcherBase:
         event, family = decoded
         if observer is not None:
             return observer.process(self, self._run_sync, event, family, message)
-        return self._run_sync(event, family, message, True)
+        return self._run_sync(event, family, message, own=True)
 
     def dispatch_event(self, event: Event[Any], wire: object = None) -> DispatchResult:
         """Dispatch an already decoded event; ``wire`` (default: ``event``) goes to dead letter."""
@@ -258,7 +258,7 @@ class DispatcherBase:
             except Exception:
                 pass  # ``_decode`` below says why, as for any other input
             else:
-                return await self._run_async(event, wire[0], message, offload, True)
+                return await self._run_async(event, wire[0], message, offload, own=True)
         decoded = self._decode(message)
         if type(decoded) is PendingDead:
             if observer is not None:
