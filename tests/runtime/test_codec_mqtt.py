@@ -125,15 +125,15 @@ def test_decoded_bindings_are_the_fields_of_the_message(
 
 
 def test_shared_bindings_are_bounded(mqtt: ModuleType, runtime_package: ModuleType) -> None:
-    """However many topics arrive, the shared bindings stay at most ``_SHARED_MAX``, and
+    """However many topics arrive, the shared bindings stay at most ``_CACHE_LIMIT``, and
     topics longer than a cache key are never kept."""
     codec = importlib.import_module(f"{runtime_package.__name__}.bindings.mqtt.codec")
     props = tuple(BASE.items())
     long_topic = "t/" + "x" * 300
     codec.decode(runtime_package.MqttMessage(long_topic, b"{}", user_properties=props))
     assert all(key[0] != long_topic for key in codec._SHARED)
-    for i in range(codec._SHARED_MAX + 10):
+    for i in range(codec._CACHE_LIMIT + 10):
         topic = f"many/{i}"
         event = codec.decode(runtime_package.MqttMessage(topic, b"{}", user_properties=props))
         assert event.binding.topic == topic
-    assert len(codec._SHARED) == codec._SHARED_MAX
+    assert len(codec._SHARED) == codec._CACHE_LIMIT

@@ -40,6 +40,7 @@ from ..._event import Event, data_bytes
 from ..._limits import CACHE_KEY_MAX
 from .. import jsonformat
 from .._common import (
+    _CACHE_LIMIT,
     _MODES,
     BINARY,
     CE_JSON,
@@ -153,7 +154,6 @@ _build_binding: Callable[..., MqttBinding] = builder(MqttBinding)
 #: instance instead of building ten fields per message; bounded like the other caches of wire
 #: text (``_limits``)
 _SHARED: dict[tuple[str, int, bool, str], MqttBinding] = {}
-_SHARED_MAX = 4096
 
 
 def _binding(
@@ -184,7 +184,7 @@ def _binding(
             shared = _build_binding(
                 topic, qos, retain, version, (), None, None, None, None, None
             )
-            if len(topic) <= CACHE_KEY_MAX and len(_SHARED) < _SHARED_MAX:
+            if len(topic) <= CACHE_KEY_MAX and len(_SHARED) < _CACHE_LIMIT:
                 _SHARED[key] = shared
         return shared
     return _build_binding(
