@@ -197,9 +197,8 @@ def test_a_message_given_back_with_a_full_window_comes_again(
         for f in sent:
             f.result(30)
     with ma.MqttReceiver(HOST, port, [topic], **session, receive_maximum=5) as rx:
-        for _ in range(
-            3
-        ):  # each PUBACK makes the broker send more than there is room for
+        # each PUBACK makes the broker send more than there is room for
+        for _ in range(3):
             raw = rx._poll(5.0)
             assert raw is not None
             rx._ack(raw)
