@@ -67,6 +67,33 @@ def test_round_trip_through_broker(
     assert {m.key for m in wire} == {f"k{i}".encode() for i in range(5)}
 
 
+def test_a_refused_message_fails_its_future_and_its_report_alone(
+    rt: ModuleType, kafka_bootstrap: str
+) -> None:
+    """A record for a partition its topic turns out not to have (the client learns it after
+    ``send`` returned): its future raises ``KafkaDeliveryError`` naming the message,
+    ``on_delivery`` gets the same error, and the messages around it are delivered."""
+    kafka, ka = codec(rt, "kafka"), adapter(rt, "kafka")
+    topic, other = unique("kafka"), unique("kafka")
+    good = kafka.encode(make_event(rt, rt.KafkaBinding(topic=topic)), mode="binary")
+    reports: list[Any] = []
+    with ka.KafkaSender(
+        {"bootstrap.servers": kafka_bootstrap, "message.timeout.ms": 10000},
+        on_delivery=lambda m, r: reports.append((m, r)),
+    ) as sender:
+        sender.send(good).result(30)  # the topic exists (one partition)
+        # the client has no metadata of ``other`` yet: it queues the record, then fails it
+        bad = rt.KafkaMessage(other, None, b"{}", good.headers, 7)
+        futures = [sender.send(good), sender.send(bad), sender.send(good)]
+        with pytest.raises(ka.KafkaDeliveryError) as refused:
+            futures[1].result(30)
+        assert refused.value.message is bad
+        assert [f.result(30).topic for f in (futures[0], futures[2])] == [topic, topic]
+    failed = [(m, r) for m, r in reports if isinstance(r, ka.KafkaDeliveryError)]
+    assert failed == [(bad, refused.value)]
+    assert len(reports) == 4
+
+
 def test_handler_error_goes_to_dead_letter_topic(
     rt: ModuleType, kafka_bootstrap: str
 ) -> None:

@@ -5,6 +5,7 @@ waiter racing the resolving thread)."""
 from __future__ import annotations
 
 import concurrent.futures as cf
+import gc
 import threading
 import time
 
@@ -53,3 +54,18 @@ def test_waiters_are_woken_whoever_comes_first() -> None:
     threading.Thread(target=resolve).start()
     done, pending = cf.wait(futures, timeout=10)
     assert len(done) == 100 and not pending
+
+
+def test_a_pending_future_holds_no_lock_and_no_lists() -> None:
+    """A future in flight is one object for the garbage collector to walk: the condition and
+    the lists of waiters and callbacks are made by the first waiter or callback only."""
+    made = (threading.Condition, list, dict)
+    f: SendFuture[int] = SendFuture()
+    assert not [r for r in gc.get_referents(f) if isinstance(r, made)]
+    f.set_result(1)
+    assert not [r for r in gc.get_referents(f) if isinstance(r, made)]
+    assert f.result(0) == 1
+    waited: SendFuture[int] = SendFuture()
+    waited.add_done_callback(lambda _: None)
+    kinds = {type(r) for r in gc.get_referents(waited)}
+    assert threading.Condition in kinds and list in kinds

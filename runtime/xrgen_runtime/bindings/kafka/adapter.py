@@ -148,6 +148,35 @@ class KafkaDeliveryError(SendError):
 DeliveryCallback = Callable[[KafkaMessage, "KafkaDelivery | KafkaDeliveryError"], None]
 
 
+class _Pending(SendFuture[KafkaDelivery]):
+    """The future of one message, called with its delivery report (``on_delivery`` of
+    ``produce``): one object per message in flight, not a future and a closure."""
+
+    __slots__ = ("_sender", "_msg")
+
+    def __init__(self, sender: KafkaSender, msg: KafkaMessage) -> None:
+        super().__init__()
+        self._sender = sender
+        self._msg = msg
+
+    def __call__(self, err: Any, record: Any) -> None:
+        sender = self._sender
+        result: KafkaDelivery | KafkaDeliveryError
+        if err is not None:
+            result = KafkaDeliveryError(self._msg, err)
+            self.set_exception(result)
+        else:
+            if sender._brokers.down:
+                sender._brokers.up()
+            result = _new_delivery(
+                record.topic(), record.partition(), record.offset(), None
+            )
+            self.set_result(result)
+        on_delivery = sender._on_delivery
+        if on_delivery is not None:
+            on_delivery(self._msg, result)
+
+
 class KafkaSender(Sender):
     """Produce ``KafkaMessage`` values with a confluent-kafka ``Producer``.
 
@@ -218,8 +247,7 @@ class KafkaSender(Sender):
             raise NotConnected(
                 f"Kafka brokers {self._brokers.servers} unreachable (reconnecting); not sent"
             )
-        future: Future[KafkaDelivery] = SendFuture()
-        callback = self._callback(msg, future)
+        future = _Pending(self, msg)  # the future is the delivery callback
         partition = _PARTITION_UA if msg.partition is None else msg.partition
         produce, poll = self._produce, self._producer.poll
         self._sending = time.monotonic()
@@ -231,35 +259,13 @@ class KafkaSender(Sender):
                     key=msg.key,
                     headers=list(msg.headers) if msg.headers else None,
                     partition=partition,
-                    on_delivery=callback,
+                    on_delivery=future,
                 )
                 break
             except BufferError:  # local queue full: serve deliveries, then retry
                 poll(0.01)
         poll(0)  # the delivery reports due by now
         return future
-
-    def _callback(
-        self, msg: KafkaMessage, future: Future[KafkaDelivery]
-    ) -> Callable[[Any, Any], None]:
-        on_delivery = self._on_delivery
-
-        def delivered(err: Any, record: Any) -> None:
-            result: KafkaDelivery | KafkaDeliveryError
-            if err is not None:
-                result = KafkaDeliveryError(msg, err)
-                future.set_exception(result)
-            else:
-                if self._brokers.down:
-                    self._brokers.up()
-                result = _new_delivery(
-                    record.topic(), record.partition(), record.offset(), None
-                )
-                future.set_result(result)
-            if on_delivery is not None:
-                on_delivery(msg, result)
-
-        return delivered
 
     def flush(self, timeout: float = 30.0) -> None:
         """Wait until every enqueued message is delivered or failed.
