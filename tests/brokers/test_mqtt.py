@@ -228,3 +228,36 @@ def test_a_message_given_back_with_a_full_window_comes_again(
             payloads.append(int(raw[1].payload))
             rx._ack(raw)
     assert sorted(set(payloads)) == list(range(4, 300))
+
+
+def test_flush_raises_the_first_refusal_and_the_others_resolve(
+    rt: ModuleType, tmp_path: Any
+) -> None:
+    """A broker that refuses one topic (PUBACK "Not authorized"): that message's future
+    raises ``MqttPublishError``, ``flush`` raises it, and the messages sent around it
+    resolve."""
+    from .conftest import _need_binary, free_port, running
+
+    mqtt, ma = codec(rt, "mqtt"), adapter(rt, "mqtt")
+    port = free_port()
+    acl = tmp_path / "acl"
+    acl.write_text("topic write open/#\n")
+    conf = tmp_path / "mosquitto.conf"
+    conf.write_text(
+        f"listener {port} {HOST}\nallow_anonymous true\nuser root\nacl_file {acl}\n"
+    )
+    server = ServerProcess(
+        [_need_binary("mosquitto"), "-c", str(conf)], port, tmp_path / "m.log"
+    )
+    with running(server), ma.MqttSender(HOST, port) as tx:
+        sent = [
+            mqtt.encode(make_event(rt, rt.MqttBinding(topic=t, qos=1)), mode="binary")
+            for t in ("open/a", "closed/b", "open/c")
+        ]
+        futures = [tx.send(msg) for msg in sent]
+        with pytest.raises(ma.MqttPublishError, match="authori"):
+            tx.flush(10)
+        assert futures[0].result(0).destination == "open/a"
+        assert futures[2].result(0).destination == "open/c"
+        with pytest.raises(ma.MqttPublishError):
+            futures[1].result(0)

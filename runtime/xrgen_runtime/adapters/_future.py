@@ -14,13 +14,19 @@ from __future__ import annotations
 
 import threading
 from concurrent.futures import Future
-from concurrent.futures._base import FINISHED, PENDING
+from concurrent.futures._base import (
+    CANCELLED,
+    CANCELLED_AND_NOTIFIED,
+    FINISHED,
+    PENDING,
+)
 from typing import Any, TypeVar
 
 __all__ = ["SendFuture"]
 
 T = TypeVar("T")
 
+_DONE = frozenset((FINISHED, CANCELLED, CANCELLED_AND_NOTIFIED))
 #: taken only to make a future's condition, so that two threads asking at once get one
 _MAKING = threading.Lock()
 
@@ -32,7 +38,8 @@ class SendFuture(Future[T]):
     looked for: a thread that made the condition meanwhile either saw the state already set,
     or is waiting (or adding a callback) under the condition, which the resolving thread then
     takes to notify it. The lists ``Future`` keeps its waiters and callbacks in are made
-    under the condition, by whoever adds the first one."""
+    under the condition, by whoever adds the first one. A resolved future answers ``done``,
+    ``result`` and ``exception`` without the condition (its state is written last)."""
 
     __slots__ = ("_state", "_result", "_exception", "_lock", "_waiting", "_callbacks")
 
@@ -69,6 +76,21 @@ class SendFuture(Future[T]):
         if found is None:
             found = self._callbacks = []
         return found
+
+    def done(self) -> bool:
+        return self._state in _DONE
+
+    def result(self, timeout: float | None = None) -> T:
+        if self._state == FINISHED:  # resolved: read without making the condition
+            if self._exception is not None:
+                raise self._exception
+            return self._result  # type: ignore[no-any-return]
+        return super().result(timeout)
+
+    def exception(self, timeout: float | None = None) -> BaseException | None:
+        if self._state == FINISHED:
+            return self._exception
+        return super().exception(timeout)
 
     def set_result(self, result: T) -> None:
         if self._lock is not None or self._state != PENDING:

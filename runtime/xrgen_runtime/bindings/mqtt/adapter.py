@@ -373,11 +373,17 @@ class MqttSender(Sender):
         return future
 
     def flush(self, timeout: float = 30.0) -> None:
-        """Wait until every message sent so far is acknowledged; raise on refusals."""
+        """Wait until every message sent so far is acknowledged; raise the first refusal."""
         with self._lock:
             futures = [future for future, _ in self._pending.values()]
+        if not futures:
+            return
+        # the broker acknowledges in the order it received the messages: once the last one
+        # sent is acknowledged the others are too (one wait, not a wake-up per message)
+        deadline = time.monotonic() + timeout
+        futures[-1].exception(timeout)
         for future in futures:
-            future.result(timeout)
+            future.result(max(0.0, deadline - time.monotonic()))
 
     def _release(self) -> None:
         """Disconnect (after the packets queued before) and stop the network thread."""
