@@ -5,27 +5,27 @@ topic, correlation data, message expiry, payload format indicator); MQTT 3.1.1 c
 carry topic, payload, QoS and retain only, and refuse a message with 5.0 properties rather
 than drop them.
 
-Both clients reconnect by themselves, with backoff (``reconnect_delay``). The sender refuses a
-message while its connection is down (``NotConnected``); a message in flight when the
-connection dropped is published again after the reconnect and its future resolves then. The
-receiver acknowledges (PUBACK) a QoS 1 message only after the handler returned, and holds at
-most ``receive_maximum`` unacknowledged messages: it asks an MQTT 5 broker for no more (Receive
-Maximum), and once the subscriptions are granted its network thread stops reading while that
-many are unacknowledged, for brokers that send more (Mosquitto 2.0.11 sends up to another
-window per PUBACK) and on MQTT 3.1.1, which has no such request (until then the broker's own
-in-flight limit applies, Mosquitto's ``max_inflight_messages``). QoS 0 messages, which no
-window bounds, wait in the network thread while that many are unhandled. With a ``client_id``
-and ``persistent=True`` the broker keeps the session: unacknowledged and queued messages
-survive reconnects and broker restarts, and a message received on a connection that dropped
-before it was handled is left to the broker, which sends it again.
+Both clients reconnect with backoff (``reconnect_delay``). The sender runs paho's network
+thread and refuses a message while its connection is down (``NotConnected``); a message in
+flight when the connection dropped is published again after the reconnect and its future
+resolves then. The receiver runs the network loop in the thread that serves (``run``): it reads
+a message when it has none in hand and acknowledges (PUBACK) a QoS 1 message only after the
+handler returned, so a backlog waits in the broker, however the broker paces it, and a
+restart redelivers at most the message being handled; MQTT 5 connections also ask the broker
+for at most ``receive_maximum`` unacknowledged messages (Receive Maximum). While a handler runs
+long, a keeper thread keeps the connection alive, reading at most that many ahead. With a
+``client_id`` and ``persistent=True`` the broker keeps the session: unacknowledged and queued
+messages survive reconnects and broker restarts, and a message received on a connection that
+dropped before it was handled is left to the broker, which sends it again.
 """
 
 from __future__ import annotations
 
 import logging
-import queue
+import select
 import threading
 import time
+from collections import deque
 from collections.abc import Iterable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -213,11 +213,14 @@ def _client(conn: Connection, manual_ack: bool) -> Any:
     return client
 
 
-def _connect(client: Any, conn: Connection, on_connect: Any = None) -> None:
-    """Connect, start the network thread and wait (bounded) for the CONNACK; then the
-    network thread reconnects by itself when the connection drops (``on_connect`` is called
-    on each CONNACK after the first). ``ConnectFailed`` names the broker when it cannot be
-    reached or refuses."""
+def _connect(
+    client: Any, conn: Connection, on_connect: Any = None, threaded: bool = True
+) -> None:
+    """Connect and wait (bounded) for the CONNACK (``on_connect`` is called on each CONNACK
+    after the first). ``threaded``: start paho's network thread, which then reconnects by
+    itself when the connection drops; else the caller drives the network loop (``client.loop``,
+    here until the CONNACK). ``ConnectFailed`` names the broker when it cannot be reached or
+    refuses."""
     connected = threading.Event()
     refused: list[Any] = []
 
@@ -253,8 +256,12 @@ def _connect(client: Any, conn: Connection, on_connect: Any = None) -> None:
             client.connect(host, port, conn.keepalive)
     except (OSError, TimeoutError) as exc:
         raise ConnectFailed("MQTT", host, port, f"{type(exc).__name__}: {exc}") from exc
-    client.loop_start()
-    if not connected.wait(conn.timeout) or refused:
+    if threaded:
+        client.loop_start()
+        connected.wait(conn.timeout)
+    else:
+        _drive(client, connected, conn.timeout)
+    if not connected.is_set() or refused:
         client.on_disconnect = None  # giving up is no lost connection
         client.disconnect()
         client.loop_stop()
@@ -262,6 +269,41 @@ def _connect(client: Any, conn: Connection, on_connect: Any = None) -> None:
             f"refused: {refused[0]}" if refused else f"no CONNACK in {conn.timeout}s"
         )
         raise ConnectFailed("MQTT", host, port, reason)
+
+
+def _turn(client: Any, timeout: float) -> bool:
+    """One turn of the network loop of a client without a network thread, through paho's
+    external-loop API: wait up to ``timeout`` seconds for the socket, read one packet (its
+    callbacks run here), write what is queued, keep the connection alive. ``False`` when
+    the connection is gone (paho has called ``on_disconnect``)."""
+    sock = client.socket()
+    if sock is None:
+        return False
+    writing = [sock] if client.want_write() else []
+    if getattr(sock, "pending", None) is not None and sock.pending():
+        readable: list[Any] = [sock]  # TLS bytes already decrypted: no waiting
+    else:
+        try:
+            readable, writing, _ = select.select([sock], writing, [], timeout)
+        except (OSError, ValueError, TypeError):  # closed meanwhile
+            return False
+    ok = paho.MQTT_ERR_SUCCESS
+    if readable and client.loop_read() != ok:
+        return False
+    if (writing or client.want_write()) and client.loop_write() != ok:
+        return False
+    return bool(client.loop_misc() == ok)
+
+
+def _drive(client: Any, until: threading.Event, timeout: float) -> bool:
+    """Turn the network loop of a client without a network thread until ``until`` is set
+    (``True``), the connection is gone or ``timeout`` seconds passed (``False``)."""
+    deadline = time.monotonic() + timeout
+    while not until.is_set():
+        left = deadline - time.monotonic()
+        if left <= 0 or not _turn(client, min(left, 0.05)):
+            return until.is_set()
+    return True
 
 
 def _dropped(client: Any, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
@@ -275,14 +317,19 @@ def _dropped(client: Any, userdata: Any, flags: Any, reason: Any, props: Any) ->
     )
 
 
-def _disconnect(client: Any, timeout: float) -> None:
+def _disconnect(client: Any, timeout: float, threaded: bool = True) -> None:
     """DISCONNECT after the packets queued before it (PUBACKs) are written, then stop the
-    network thread; a connection already gone just stops it."""
+    network thread (``threaded``; else the caller's loop writes it); a connection already
+    gone just stops it."""
     gone = threading.Event()
     client.on_disconnect = lambda *args: gone.set()
     if client.disconnect() == paho.MQTT_ERR_SUCCESS:
-        gone.wait(timeout)
-    client.loop_stop()
+        if threaded:
+            gone.wait(timeout)
+        else:
+            _drive(client, gone, timeout)
+    if threaded:
+        client.loop_stop()
 
 
 class MqttSender(Sender):
@@ -400,18 +447,24 @@ def _resolve(future: Future[Receipt], reason: Any, topic: str) -> None:
 class MqttReceiver(PollingReceiver[tuple[int, Any], MqttMessage]):
     """Subscribe to ``topics`` (filters) and hand each ``MqttMessage`` to the handler.
 
-    Messages are acknowledged after the handler returned (paho ``manual_ack``). MQTT 5
-    connections ask the broker for at most ``receive_maximum`` unacknowledged messages, and once
-    the subscriptions are granted the network thread reads no more while that many are
-    unacknowledged (a QoS 0 message waits while that many are unhandled), so a restart
-    redelivers at most that many. The client reconnects by
-    itself (backoff ``reconnect_delay``) and subscribes again when the broker forgot the
-    session. With a persistent session, messages received on a connection that has since
-    dropped are not handled (the broker sends them again), and a message given back
-    (``_nack``) makes the receiver reconnect so that the broker sends everything
-    unacknowledged again (MQTT has no negative acknowledgement); without one, a message
-    given back stays unacknowledged until the connection ends and the broker drops it. The
-    constructor returns once the broker granted the subscriptions.
+    The calling thread runs the client's network loop: ``run`` reads a message when it has
+    none in hand, calls the handler, and writes the PUBACK (paho ``manual_ack``) before it
+    reads the next, as a hand-written paho consumer does in its callback, without handing
+    each message over to another thread. A message the client has read is therefore one
+    the handler is about to get: a restart redelivers at most the one being handled, and a
+    backlog waits in the broker. MQTT 5 connections also ask the broker for at most
+    ``receive_maximum`` unacknowledged messages. While a handler runs for long, a keeper
+    thread runs the network loop at every quarter of the keep-alive interval (the PINGREQ,
+    the broker's answers) and reads at most ``receive_maximum`` messages ahead.
+
+    When the connection drops, the next read reconnects with backoff (``reconnect_delay``)
+    and subscribes again when the broker forgot the session. With a persistent session,
+    messages received on a connection that has since dropped are not handled (the broker
+    sends them again), and a message given back (``_nack``) makes the receiver reconnect so
+    that the broker sends everything unacknowledged again (MQTT has no negative
+    acknowledgement); without one, a message given back stays unacknowledged until the
+    connection ends and the broker drops it. The constructor returns once the broker
+    granted the subscriptions.
     """
 
     __slots__ = (
@@ -424,12 +477,12 @@ class MqttReceiver(PollingReceiver[tuple[int, Any], MqttMessage]):
         "_give_back",
         "_closing",
         "_room",
-        "_low",
-        "_received",
-        "_released",
-        "_bounded",
-        "_starved",
-        "_space",
+        "_net",
+        "_looped",
+        "_delay",
+        "_dial_at",
+        "_keeper",
+        "_stopped",
     )
 
     def __init__(
@@ -459,26 +512,20 @@ class MqttReceiver(PollingReceiver[tuple[int, Any], MqttMessage]):
         self._conn = conn
         self._version = version
         self._persistent = not conn.clean_start
-        #: (connection generation, paho message) handed over by the network thread: QoS > 0
-        #: messages are bounded by the broker's window; a QoS 0 message waits for room
-        self._inbox: queue.SimpleQueue[tuple[int, Any]] = queue.SimpleQueue()
+        #: (connection generation, paho message) read and not yet taken by ``_poll``
+        self._inbox: deque[tuple[int, Any]] = deque()
         self._room = receive_maximum
-        #: a waiting network thread reads again once this few are unacknowledged (a quarter
-        #: of the window settled: one wake-up per that many, not one per message)
-        self._low = receive_maximum - max(1, receive_maximum // 4)
-        #: QoS > 0 messages handed over, and those acknowledged, given back or dropped since:
-        #: each count is written by one thread only (the network thread, the polling one)
-        self._received = 0
-        self._released = 0
-        #: whether the network thread waits for room (not before the SUBACK, nor while
-        #: ``_reconnect`` disconnects: it reads the one and writes the DISCONNECT)
-        self._bounded = False
-        #: set by the network thread while it waits for room; ``_space`` wakes it
-        self._starved = False
-        self._space = threading.Event()
+        #: held by whichever thread runs the network loop or writes (the caller, the keeper)
+        self._net = threading.Lock()
+        #: when the caller last ran the network loop
+        self._looped = time.monotonic()
+        #: the next reconnect's delay and when it may be tried
+        self._delay = conn.reconnect_delay[0]
+        self._dial_at = 0.0
         self._generation = 0
         self._give_back = False
         self._closing = False
+        self._stopped = threading.Event()
         self._client: Any = _client(conn, manual_ack=True)
         self._client.on_message = self._on_message
         self._client.on_disconnect = self._on_disconnect
@@ -502,10 +549,10 @@ class MqttReceiver(PollingReceiver[tuple[int, Any], MqttMessage]):
             if filters and not flags.session_present:
                 c.subscribe(filters)  # the broker forgot the session: subscribe again
 
-        _connect(self._client, conn, on_reconnect)
+        _connect(self._client, conn, on_reconnect, threaded=False)
         if filters:
             self._client.subscribe(filters)
-            if not subscribed.wait(connect_timeout):
+            if not _drive(self._client, subscribed, connect_timeout):
                 self.close()
                 raise TimeoutError(
                     f"no SUBACK for {list(topics)} in {connect_timeout}s"
@@ -516,102 +563,106 @@ class MqttReceiver(PollingReceiver[tuple[int, Any], MqttMessage]):
                 raise ConnectionRefusedError(
                     f"MQTT broker refused the subscription: {refused[0]}"
                 )
-        self._bounded = True
+        self._keeper = threading.Thread(
+            target=self._keep_alive, name="xrgen-mqtt-keepalive", daemon=True
+        )
+        self._keeper.start()
 
     def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
-        if not message.qos:  # not in the broker's window: wait here, reading no more
-            while self._inbox.qsize() >= self._room and not self._closing:
-                time.sleep(0.005)
-        else:
-            if self._received - self._released >= self._room and self._bounded:
-                self._wait_for_room()
-            self._received += 1
-        self._inbox.put((self._generation, message))
-
-    def _wait_for_room(self) -> None:
-        """Read no more while ``receive_maximum`` QoS > 0 messages are unacknowledged, until
-        only ``_low`` are."""
-        low = self._low
-        self._starved = True
-        while (
-            self._received - self._released > low
-            and self._bounded
-            and not self._closing
-        ):
-            self._space.clear()
-            if self._received - self._released > low:
-                self._space.wait(0.1)
-        self._starved = False
-
-    def _release(self) -> None:
-        """A QoS > 0 message handed over is settled (acknowledged, given back or dropped):
-        room for the next; the waiting network thread is woken at the low mark."""
-        self._released += 1
-        if self._starved and self._received - self._released <= self._low:
-            self._space.set()
+        self._inbox.append((self._generation, message))
 
     def _on_disconnect(self, *args: Any) -> None:
         self._generation += 1  # what was received so far will not be acknowledged
-        _dropped(*args)
+        if not self._closing:
+            _dropped(*args)
+
+    def _keep_alive(self) -> None:
+        """While the caller is in a handler for long, run the network loop at every quarter
+        of the keep-alive interval (PINGREQ, the broker's answers), reading no further than
+        ``receive_maximum`` messages ahead."""
+        period = max(0.5, self._conn.keepalive / 4)
+        while not self._stopped.wait(period):
+            if time.monotonic() - self._looped < period:
+                continue
+            if len(self._inbox) >= self._room or not self._net.acquire(False):
+                continue
+            try:
+                if not self._closing:
+                    _turn(self._client, 0)  # a lost connection: the caller reconnects
+            finally:
+                self._net.release()
 
     def _poll(self, timeout: float) -> tuple[int, Any] | None:
         if self._give_back:
             self._reconnect()
+        inbox = self._inbox
+        deadline = 0.0
+        while True:
+            while inbox:
+                item = inbox.popleft()
+                if item[0] != self._generation and self._persistent and item[1].qos:
+                    continue  # its connection dropped: the broker sends it again
+                return item
+            # a turn reads one packet (a PUBLISH, or a PUBACK, CONNACK, PINGRESP...)
+            now = time.monotonic()
+            if not deadline:
+                deadline = now + timeout
+            elif now >= deadline:
+                return None
+            with self._net:
+                self._looped = now
+                if not _turn(self._client, deadline - now):
+                    self._redial(deadline - now)
+
+    def _redial(self, timeout: float) -> None:
+        """The connection is gone: reconnect, at most once per backoff delay (doubling up to
+        the longest ``reconnect_delay``); the CONNACK is read by the next loop."""
+        now = time.monotonic()
+        if now < self._dial_at:
+            time.sleep(min(timeout, self._dial_at - now))
+            return
+        first, longest = self._conn.reconnect_delay
         try:
-            item = self._inbox.get(timeout=timeout)
-        except queue.Empty:
-            return None
-        if item[0] != self._generation and self._persistent and item[1].qos:
-            self._release()
-            return None  # its connection dropped: the broker sends it again
-        return item
+            self._client.reconnect()
+        except OSError as exc:
+            _log.debug("MQTT: reconnect failed (%s); retrying", exc)
+            self._dial_at = time.monotonic() + self._delay
+            self._delay = min(self._delay * 2, longest)
+            return
+        self._delay = first
+        self._dial_at = time.monotonic() + self._delay
 
     def _convert(self, raw: tuple[int, Any]) -> MqttMessage:
         return from_paho(raw[1], self._version)
 
     def _ack(self, raw: tuple[int, Any]) -> None:
         generation, message = raw
-        if message.qos > 0:
-            # a message of a connection that dropped is not acknowledged on the next one: its
-            # packet identifier may name another message there
-            if generation == self._generation:
-                self._client.ack(message.mid, message.qos)
-            self._release()
+        # a message of a connection that dropped is not acknowledged on the next one: its
+        # packet identifier may name another message there
+        if message.qos > 0 and generation == self._generation:
+            with self._net:
+                self._client.ack(message.mid, message.qos)  # written at once
 
     def _nack(self, raw: tuple[int, Any]) -> None:
         """Leave ``raw`` unacknowledged; with a persistent session, reconnect before the next
         message so that the broker sends it (and what followed it) again."""
-        if raw[1].qos > 0:
-            self._release()
-            if self._persistent:
-                self._give_back = True
+        if raw[1].qos > 0 and self._persistent:
+            self._give_back = True
 
     def _reconnect(self) -> None:
-        """DISCONNECT (after the acknowledgements sent so far) and connect again, resuming
+        """DISCONNECT (after the acknowledgements written so far) and connect again, resuming
         the session: the broker sends the unacknowledged messages again."""
         self._give_back = False
         _log.info(
             "MQTT: reconnecting so that the broker redelivers what was given back"
         )
-        self._generation += 1
-        # the network thread must not wait for room: it writes the DISCONNECT
-        self._bounded = False
-        self._space.set()
-        _disconnect(self._client, _DISCONNECT_TIMEOUT)
-        self._client.on_disconnect = self._on_disconnect
-        while True:
-            try:
-                _, dropped = self._inbox.get_nowait()
-            except queue.Empty:
-                break
-            if dropped.qos:
-                self._release()
-        try:
-            self._client.reconnect()
-        except OSError as exc:  # the network thread keeps trying with backoff
-            _log.warning("MQTT: reconnect failed (%s); retrying", exc)
-        self._bounded = True
-        self._client.loop_start()
+        with self._net:
+            self._generation += 1
+            _disconnect(self._client, _DISCONNECT_TIMEOUT, threaded=False)
+            self._client.on_disconnect = self._on_disconnect
+            self._inbox.clear()  # sent again by the broker
+            self._dial_at = 0.0
+            self._redial(0.0)
 
     def close(self, timeout: float = 10.0) -> None:
         """Disconnect once the broker has the acknowledgements sent so far (unacknowledged
@@ -623,10 +674,14 @@ class MqttReceiver(PollingReceiver[tuple[int, Any], MqttMessage]):
         client never subscribed to, answered after everything sent before it).
         """
         self._closing = True
-        self._space.set()
-        synced = threading.Event()
-        self._client.on_unsubscribe = lambda *args: synced.set()
-        rc, _ = self._client.unsubscribe(_SYNC_FILTER)
-        if rc == paho.MQTT_ERR_SUCCESS:
-            synced.wait(timeout)
-        _disconnect(self._client, timeout)
+        self._stopped.set()
+        keeper = getattr(self, "_keeper", None)
+        if keeper is not None and keeper is not threading.current_thread():
+            keeper.join(timeout)
+        with self._net:
+            synced = threading.Event()
+            self._client.on_unsubscribe = lambda *args: synced.set()
+            rc, _ = self._client.unsubscribe(_SYNC_FILTER)
+            if rc == paho.MQTT_ERR_SUCCESS:
+                _drive(self._client, synced, timeout)
+            _disconnect(self._client, timeout, threaded=False)
