@@ -263,7 +263,7 @@ async def _sequential_async(
                 continue
             last = loop.time()
         try:
-            ok = await handling.handle_async(receiver._convert(raw))
+            ok = (await handling.respond_async(receiver._convert(raw)))[0]
         except BaseException:
             await receiver._nack(raw)
             raise

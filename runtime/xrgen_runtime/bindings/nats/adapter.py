@@ -25,7 +25,7 @@ import contextlib
 import logging
 import random
 from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 from urllib.parse import urlsplit
@@ -41,6 +41,7 @@ from ...adapters._connection import CONNECT_TIMEOUT, ConnectFailed, NotConnected
 from ...adapters._encoding import Encoder, encoder_or_refusal
 from ...adapters._loop import AsyncPollingReceiver
 from ...adapters._sender import AsyncSender, Receipt, SendError
+from .._common import builder
 from .spec import NatsMessage
 
 __all__ = [
@@ -72,6 +73,10 @@ _DOWN = (nats_errors.Error, OSError)
 _PULL_GRACE = 0.25
 
 
+#: ``NatsMessage(subject, payload, headers, reply)`` without the frozen dataclass's ``__init__``
+_new_message: Callable[..., NatsMessage] = builder(NatsMessage)
+
+
 class JetStreamError(Exception):
     """A JetStream stream or consumer the client needs is missing or cannot be made."""
 
@@ -89,11 +94,11 @@ def headers_dict(headers: Iterable[tuple[str, str]]) -> dict[str, str] | None:
 def from_nats(msg: Any) -> NatsMessage:
     """A ``NatsMessage`` from a nats-py ``Msg``."""
     headers = msg.headers
-    return NatsMessage(
-        subject=msg.subject,
-        payload=bytes(msg.data),
-        headers=tuple(headers.items()) if headers else (),
-        reply=msg.reply or None,
+    return _new_message(
+        msg.subject,
+        bytes(msg.data),
+        tuple(headers.items()) if headers else (),
+        msg.reply or None,
     )
 
 
