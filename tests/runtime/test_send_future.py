@@ -80,3 +80,28 @@ def test_a_pending_future_holds_no_lock_and_no_lists() -> None:
     waited.add_done_callback(lambda _: None)
     kinds = {type(r) for r in gc.get_referents(waited)}
     assert threading.Condition in kinds and list in kinds
+
+
+def test_as_completed_and_first_exception_while_another_thread_resolves() -> None:
+    """``concurrent.futures.as_completed`` and ``wait(FIRST_EXCEPTION)`` add their waiters to
+    futures that have no lists yet, racing the resolving thread."""
+    for _ in range(100):
+        futures: list[SendFuture[int]] = [SendFuture() for _ in range(30)]
+
+        def resolve(futures: list[SendFuture[int]] = futures) -> None:
+            for i, f in enumerate(reversed(futures)):
+                if i % 3 == 0:
+                    time.sleep(0.00005)
+                if i % 7 == 0:
+                    f.set_exception(ValueError("refused"))
+                else:
+                    f.set_result(i)
+
+        resolver = threading.Thread(target=resolve)
+        resolver.start()
+        assert len(list(cf.as_completed(futures, timeout=10))) == 30
+        resolver.join(5)
+    failing: list[SendFuture[int]] = [SendFuture() for _ in range(5)]
+    threading.Timer(0.01, lambda: failing[2].set_exception(ValueError("x"))).start()
+    done, _ = cf.wait(failing, timeout=5, return_when=cf.FIRST_EXCEPTION)
+    assert failing[2] in done
