@@ -209,8 +209,9 @@ def _sequential(
     again: deque[Any] = deque()  # unacknowledged messages to handle again
     handled = 0
     last = time.monotonic()
+    event = stop.event  # ``Stop.__bool__`` inlined: no method call per message
     while max_messages is None or handled < max_messages:
-        if stop:
+        if stop.signalled or (event is not None and event.is_set()):
             break
         if again:
             raw = again.popleft()
@@ -220,7 +221,8 @@ def _sequential(
                 if idle_timeout is not None and time.monotonic() - last >= idle_timeout:
                     break
                 continue
-            last = time.monotonic()
+            if idle_timeout is not None:
+                last = time.monotonic()
         try:
             ok = handle(convert(raw))
         except BaseException:

@@ -282,18 +282,6 @@ class KafkaSender(Sender):
         self._poller.join()
 
 
-def from_confluent(record: Any) -> KafkaMessage:
-    """A ``KafkaMessage`` from a confluent-kafka ``Message``."""
-    headers = record.headers()
-    return new_kafka_message(
-        record.topic(),
-        record.key(),
-        record.value(),
-        tuple(headers) if headers else (),
-        record.partition(),
-    )
-
-
 class KafkaReceiver(PollingReceiver[Any, KafkaMessage]):
     """Consume ``topics`` with a confluent-kafka ``Consumer`` (``group.id`` required).
 
@@ -321,6 +309,7 @@ class KafkaReceiver(PollingReceiver[Any, KafkaMessage]):
         "_missing",
         "_look_again",
         "_taken",
+        "_store",
     )
 
     def __init__(
@@ -343,6 +332,7 @@ class KafkaReceiver(PollingReceiver[Any, KafkaMessage]):
         #: (topic, partition) -> the offset the position was set back to (until it is handled)
         self._rewound: dict[tuple[str, int], int] = {}
         self._consumer: Any = confluent_kafka.Consumer(conf)
+        self._store = self._consumer.store_offsets
         try:
             cluster = _reachable(self._consumer, brokers, connect_timeout)
         except ConnectFailed:
@@ -433,7 +423,15 @@ class KafkaReceiver(PollingReceiver[Any, KafkaMessage]):
         self._missing = still
 
     def _convert(self, raw: Any) -> KafkaMessage:
-        return from_confluent(raw)
+        """The ``KafkaMessage`` of a confluent-kafka ``Message``."""
+        headers = raw.headers()
+        return new_kafka_message(
+            raw.topic(),
+            raw.key(),
+            raw.value(),
+            tuple(headers) if headers else (),
+            raw.partition(),
+        )
 
     def _ack(self, raw: Any) -> None:
         if self._rewound:
@@ -441,7 +439,7 @@ class KafkaReceiver(PollingReceiver[Any, KafkaMessage]):
         if self._manual:
             self._consumer.commit(message=raw, asynchronous=False)
         else:
-            self._consumer.store_offsets(message=raw)
+            self._store(message=raw)
             self._stored = True
 
     def _nack(self, raw: Any) -> None:

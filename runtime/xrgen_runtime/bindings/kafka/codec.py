@@ -151,10 +151,9 @@ def encode(
         return new_kafka_message(topic, key, document, tuple(out), partition)
     if not has_required(attributes):  # ``check_event``'s usual case without its call
         check_event(attributes)
-    get = attributes.get
     data = event.data
     value: bytes | None
-    content_type = get("datacontenttype")
+    content_type = attributes.get("datacontenttype")
     if (content_type is None or content_type == APPLICATION_JSON) and isinstance(
         data, BaseModel
     ):
