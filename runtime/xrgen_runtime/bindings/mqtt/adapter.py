@@ -546,6 +546,7 @@ class MqttReceiver(PollingReceiver[tuple[int, Any], MqttMessage]):
             if reason.is_failure:
                 return
             self._generation += 1
+            self._delay = conn.reconnect_delay[0]  # connected: the backoff starts again
             if filters and not flags.session_present:
                 c.subscribe(filters)  # the broker forgot the session: subscribe again
 
@@ -616,21 +617,18 @@ class MqttReceiver(PollingReceiver[tuple[int, Any], MqttMessage]):
 
     def _redial(self, timeout: float) -> None:
         """The connection is gone: reconnect, at most once per backoff delay (doubling up to
-        the longest ``reconnect_delay``); the CONNACK is read by the next loop."""
+        the longest ``reconnect_delay`` until a CONNACK accepts the connection); the CONNACK
+        is read by the next turn."""
         now = time.monotonic()
         if now < self._dial_at:
             time.sleep(min(timeout, self._dial_at - now))
             return
-        first, longest = self._conn.reconnect_delay
+        self._dial_at = now + self._delay
+        self._delay = min(self._delay * 2, self._conn.reconnect_delay[1])
         try:
             self._client.reconnect()
         except OSError as exc:
             _log.debug("MQTT: reconnect failed (%s); retrying", exc)
-            self._dial_at = time.monotonic() + self._delay
-            self._delay = min(self._delay * 2, longest)
-            return
-        self._delay = first
-        self._dial_at = time.monotonic() + self._delay
 
     def _convert(self, raw: tuple[int, Any]) -> MqttMessage:
         return from_paho(raw[1], self._version)
