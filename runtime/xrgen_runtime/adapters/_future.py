@@ -39,7 +39,8 @@ class SendFuture(Future[T]):
     or is waiting (or adding a callback) under the condition, which the resolving thread then
     takes to notify it. The lists ``Future`` keeps its waiters and callbacks in are made
     under the condition, by whoever adds the first one. A resolved future answers ``done``,
-    ``result`` and ``exception`` without the condition (its state is written last)."""
+    ``exception`` and a successful ``result`` without the condition (its state is written
+    last)."""
 
     __slots__ = ("_state", "_result", "_exception", "_lock", "_waiting", "_callbacks")
 
@@ -81,11 +82,9 @@ class SendFuture(Future[T]):
         return self._state in _DONE
 
     def result(self, timeout: float | None = None) -> T:
-        if self._state == FINISHED:  # resolved: read without making the condition
-            if self._exception is not None:
-                raise self._exception
+        if self._state == FINISHED and self._exception is None:  # no condition to make
             return self._result  # type: ignore[no-any-return]
-        return super().result(timeout)
+        return super().result(timeout)  # (raising, it breaks the traceback's cycle)
 
     def exception(self, timeout: float | None = None) -> BaseException | None:
         if self._state == FINISHED:
