@@ -454,7 +454,7 @@ class MqttReceiver(PollingReceiver[tuple[int, Any], MqttMessage]):
     the handler is about to get: a restart redelivers at most the one being handled, and a
     backlog waits in the broker. MQTT 5 connections also ask the broker for at most
     ``receive_maximum`` unacknowledged messages. While a handler runs for long, a keeper
-    thread runs the network loop at every quarter of the keep-alive interval (the PINGREQ,
+    thread runs the network loop at every eighth of the keep-alive interval (the PINGREQ,
     the broker's answers) and reads at most ``receive_maximum`` messages ahead.
 
     When the connection drops, the next read reconnects with backoff (``reconnect_delay``)
@@ -578,10 +578,12 @@ class MqttReceiver(PollingReceiver[tuple[int, Any], MqttMessage]):
             _dropped(*args)
 
     def _keep_alive(self) -> None:
-        """While the caller is in a handler for long, run the network loop at every quarter
+        """While the caller is in a handler for long, run the network loop at every eighth
         of the keep-alive interval (PINGREQ, the broker's answers), reading no further than
-        ``receive_maximum`` messages ahead."""
-        period = max(0.5, self._conn.keepalive / 4)
+        ``receive_maximum`` messages ahead: paho sends the PINGREQ once ``keepalive`` seconds
+        passed without a packet, the broker waits 1.5 times that, so the ping goes out with
+        more than a third of the margin left."""
+        period = max(0.25, self._conn.keepalive / 8)
         while not self._stopped.wait(period):
             if time.monotonic() - self._looped < period:
                 continue
